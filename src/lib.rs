@@ -1,0 +1,9 @@
+//! restop: a `top` for RDMA resources.
+//!
+//! Layers, each depending only on those before it:
+//! `nldev` + `collect` (read the kernel and procfs) → `model` (plain data, pure
+//! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
+//! Every producer of snapshots implements [`source::Source`].
+
+pub mod model;
+pub mod source;

@@ -1,0 +1,225 @@
+//! The "top consumers" table: one row per process, kernel owner, and the
+//! unattributed bucket, summed over devices.
+
+use super::enums::StateCounts;
+use super::filter::Filter;
+use super::owner::{OwnerKey, ProcessInfo};
+use super::resource::{ResourceType, TypeCounts};
+use super::snapshot::Snapshot;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Consumer {
+    pub owner: OwnerKey,
+    /// Program name for processes, `[module]` for kernel owners, `(unattributed)`.
+    pub name: String,
+    pub process: Option<ProcessInfo>,
+    pub counts: TypeCounts,
+    pub mr_bytes: u64,
+    pub qp_states: StateCounts,
+    /// Names of the devices this owner holds objects on, in device order.
+    pub devices: Vec<String>,
+}
+
+impl Consumer {
+    pub fn pid(&self) -> Option<u32> {
+        self.owner.pid()
+    }
+
+    pub fn user(&self) -> Option<&str> {
+        self.process.as_ref().and_then(|p| p.user.as_deref())
+    }
+
+    pub fn container(&self) -> Option<String> {
+        self.process
+            .as_ref()
+            .and_then(|p| p.container.as_ref())
+            .map(|c| c.short())
+    }
+
+    pub fn error_qps(&self) -> u64 {
+        self.qp_states.errors()
+    }
+
+    fn search_fields(&self) -> Vec<String> {
+        let mut fields = vec![self.name.clone()];
+        if let Some(p) = &self.process {
+            fields.push(p.comm.clone());
+            fields.push(p.cmdline.join(" "));
+            fields.push(p.key.pid.to_string());
+            fields.extend(p.user.clone());
+            if let Some(c) = &p.container {
+                fields.push(c.id.clone());
+                fields.extend(c.pod.clone());
+            }
+        }
+        fields.extend(self.devices.iter().cloned());
+        fields
+    }
+}
+
+/// Label for an owner without process details.
+pub fn owner_label(owner: &OwnerKey, process: Option<&ProcessInfo>) -> String {
+    match owner {
+        OwnerKey::Process(key) => match process {
+            Some(p) if !p.comm.is_empty() || !p.cmdline.is_empty() => p.display_name(),
+            _ => format!("pid {}", key.pid),
+        },
+        OwnerKey::Kernel(name) => format!("[{name}]"),
+        OwnerKey::Unattributed => "(unattributed)".to_string(),
+    }
+}
+
+/// Sums tallies per owner across the devices the filter admits.
+pub fn consumers(snapshot: &Snapshot, filter: &Filter) -> Vec<Consumer> {
+    let mut rows: BTreeMap<OwnerKey, Consumer> = BTreeMap::new();
+    let device_order: BTreeMap<u32, usize> = snapshot
+        .devices
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.index, i))
+        .collect();
+    for tally in &snapshot.tallies {
+        let device_name = snapshot.device_name(tally.device);
+        if !filter.shows_device(&device_name) {
+            continue;
+        }
+        let row = rows.entry(tally.owner.clone()).or_insert_with(|| {
+            let process = match &tally.owner {
+                OwnerKey::Process(key) => snapshot.process(key).cloned(),
+                _ => None,
+            };
+            Consumer {
+                name: owner_label(&tally.owner, process.as_ref()),
+                owner: tally.owner.clone(),
+                process,
+                counts: TypeCounts::default(),
+                mr_bytes: 0,
+                qp_states: StateCounts::default(),
+                devices: Vec::new(),
+            }
+        });
+        row.counts += &tally.counts;
+        row.mr_bytes = row.mr_bytes.saturating_add(tally.mr_bytes);
+        row.qp_states.merge(&tally.qp_states);
+        if !tally.counts.is_empty() && !row.devices.contains(&device_name) {
+            row.devices.push(device_name);
+        }
+    }
+    let mut out: Vec<Consumer> = rows
+        .into_values()
+        .filter(|c| admits(filter, c))
+        .collect();
+    for c in &mut out {
+        c.devices.sort_by_key(|name| {
+            snapshot
+                .devices
+                .iter()
+                .find(|d| &d.name == name)
+                .and_then(|d| device_order.get(&d.index).copied())
+                .unwrap_or(usize::MAX)
+        });
+    }
+    sort_consumers(&mut out, SortKey::default(), SortDirection::Descending);
+    out
+}
+
+fn admits(filter: &Filter, c: &Consumer) -> bool {
+    if let Some(pid) = filter.pid
+        && c.pid() != Some(pid)
+    {
+        return false;
+    }
+    if let Some(state) = filter.state
+        && c.qp_states.get(state) == 0
+    {
+        return false;
+    }
+    if !filter.types.is_empty() && filter.types.iter().all(|t| c.counts.get(*t) == 0) {
+        return false;
+    }
+    let fields = c.search_fields();
+    filter.text_matches(fields.iter().map(String::as_str))
+}
+
+/// A column the consumers table can be sorted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortKey {
+    Pid,
+    Name,
+    User,
+    Container,
+    Count(ResourceType),
+    MrBytes,
+    ErrQps,
+}
+
+impl Default for SortKey {
+    /// QPs are what runs out first on most hosts.
+    fn default() -> Self {
+        SortKey::Count(ResourceType::Qp)
+    }
+}
+
+impl SortKey {
+    /// Parses `--sort` values: `pid`, `name`, `user`, `container`, a type name,
+    /// `mr_bytes`/`bytes`, `err`.
+    pub fn from_name(text: &str) -> Option<SortKey> {
+        let lower = text.trim().to_ascii_lowercase().replace('-', "_");
+        match lower.as_str() {
+            "pid" => Some(SortKey::Pid),
+            "name" | "comm" => Some(SortKey::Name),
+            "user" => Some(SortKey::User),
+            "container" => Some(SortKey::Container),
+            "mr_bytes" | "bytes" | "mem" => Some(SortKey::MrBytes),
+            "err" | "err_qps" | "errors" => Some(SortKey::ErrQps),
+            other => ResourceType::from_name(other).map(SortKey::Count),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortDirection {
+    Ascending,
+    Descending,
+}
+
+impl SortDirection {
+    pub fn reversed(self) -> SortDirection {
+        match self {
+            SortDirection::Ascending => SortDirection::Descending,
+            SortDirection::Descending => SortDirection::Ascending,
+        }
+    }
+}
+
+/// Sorts rows by `key`; ties fall back to total objects (descending) and then
+/// the owner, so the order is stable from one refresh to the next.
+pub fn sort_consumers(rows: &mut [Consumer], key: SortKey, direction: SortDirection) {
+    rows.sort_by(|a, b| {
+        let primary = compare_by(a, b, key);
+        let primary = match direction {
+            SortDirection::Ascending => primary,
+            SortDirection::Descending => primary.reverse(),
+        };
+        primary
+            .then_with(|| b.counts.total().cmp(&a.counts.total()))
+            .then_with(|| a.owner.cmp(&b.owner))
+    });
+}
+
+fn compare_by(a: &Consumer, b: &Consumer, key: SortKey) -> Ordering {
+    match key {
+        SortKey::Pid => a.pid().cmp(&b.pid()),
+        SortKey::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
+        SortKey::User => a.user().cmp(&b.user()),
+        SortKey::Container => a.container().cmp(&b.container()),
+        SortKey::Count(t) => a.counts.get(t).cmp(&b.counts.get(t)),
+        SortKey::MrBytes => a.mr_bytes.cmp(&b.mr_bytes),
+        SortKey::ErrQps => a.error_qps().cmp(&b.error_qps()),
+    }
+}

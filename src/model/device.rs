@@ -1,0 +1,215 @@
+//! RDMA devices, their ports, and per-type usage against limits.
+
+use super::enums::{PhysState, PortState};
+use super::resource::ResourceType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Port {
+    pub index: u32,
+    pub state: Option<PortState>,
+    pub phys_state: Option<PhysState>,
+    /// The netdev bound to the port, if it is in our network namespace.
+    pub netdev: Option<String>,
+    pub netdev_index: Option<u32>,
+}
+
+/// Where a limit came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitSource {
+    /// `RES_SUMMARY_ENTRY_MAX` in the kernel's summary.
+    Kernel,
+    /// `ibv_query_device()` through libibverbs.
+    Verbs,
+    /// The simulated demo host.
+    Demo,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsageEntry {
+    pub current: u64,
+    pub max: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_source: Option<LimitSource>,
+}
+
+impl UsageEntry {
+    /// Fraction of the limit in use (0.0..), when a non-zero limit is known.
+    pub fn ratio(&self) -> Option<f64> {
+        match self.max {
+            Some(max) if max > 0 => Some(self.current as f64 / max as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Current count (and limit) per resource type, from the kernel's summary.
+/// A type missing from the map was not in the summary (older kernels).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Usage(pub BTreeMap<ResourceType, UsageEntry>);
+
+impl Usage {
+    pub fn get(&self, t: ResourceType) -> Option<&UsageEntry> {
+        self.0.get(&t)
+    }
+
+    pub fn current(&self, t: ResourceType) -> Option<u64> {
+        self.get(t).map(|e| e.current)
+    }
+
+    pub fn set(&mut self, t: ResourceType, entry: UsageEntry) {
+        self.0.insert(t, entry);
+    }
+}
+
+/// How the last object dumps of a device went.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DumpStatus {
+    /// Unix milliseconds of the object dumps the snapshot's objects come from;
+    /// `None` when no object dump has completed for this device yet.
+    pub collected_at_ms: Option<u64>,
+    /// Types whose dump failed, with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<(ResourceType, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Device {
+    /// The kernel's ib_device index (`ifindex` in iproute2's JSON).
+    pub index: u32,
+    pub name: String,
+    pub node_guid: Option<u64>,
+    pub sys_image_guid: Option<u64>,
+    pub fw_version: Option<String>,
+    /// `DEV_NODE_TYPE` name (CA, RNIC, ...).
+    pub node_type: Option<String>,
+    /// `DEV_PROTOCOL` (ib, roce, iw, ...).
+    pub protocol: Option<String>,
+    pub ports: Vec<Port>,
+    /// PCI address from sysfs, when the device has one.
+    pub pci: Option<String>,
+    /// For an SR-IOV virtual function: the RDMA device name of its physical function.
+    pub pf: Option<String>,
+    pub usage: Usage,
+    pub objects: DumpStatus,
+}
+
+impl Device {
+    pub fn new(index: u32, name: impl Into<String>) -> Device {
+        Device {
+            index,
+            name: name.into(),
+            node_guid: None,
+            sys_image_guid: None,
+            fw_version: None,
+            node_type: None,
+            protocol: None,
+            ports: Vec::new(),
+            pci: None,
+            pf: None,
+            usage: Usage::default(),
+            objects: DumpStatus::default(),
+        }
+    }
+
+    pub fn is_vf(&self) -> bool {
+        self.pf.is_some()
+    }
+}
+
+/// Node type names (`enum rdma_node_type`).
+pub fn node_type_name(raw: u8) -> &'static str {
+    match raw {
+        1 => "CA",
+        2 => "SWITCH",
+        3 => "ROUTER",
+        4 => "RNIC",
+        5 => "USNIC",
+        6 => "USNIC_UDP",
+        7 => "UNSPECIFIED",
+        _ => "UNKNOWN",
+    }
+}
+
+/// Orders devices so each physical function is followed by its virtual
+/// functions, then the rest by name. Used by every view that lists devices.
+pub fn grouped_order(devices: &[Device]) -> Vec<&Device> {
+    let mut roots: Vec<&Device> = devices
+        .iter()
+        .filter(|d| match &d.pf {
+            None => true,
+            // A VF whose PF we cannot see is shown on its own.
+            Some(pf) => !devices.iter().any(|p| &p.name == pf),
+        })
+        .collect();
+    roots.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    let mut out = Vec::with_capacity(devices.len());
+    for root in roots {
+        out.push(root);
+        let mut vfs: Vec<&Device> = devices
+            .iter()
+            .filter(|d| d.pf.as_deref() == Some(root.name.as_str()))
+            .collect();
+        vfs.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+        out.extend(vfs);
+    }
+    out
+}
+
+/// Compares names so that `mlx5_2` sorts before `mlx5_10`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn split(s: &str) -> (&str, Option<u64>) {
+        let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (head, tail) = s.split_at(s.len() - digits);
+        (head, tail.parse().ok())
+    }
+    let (ha, na) = split(a);
+    let (hb, nb) = split(b);
+    ha.cmp(hb).then(na.cmp(&nb)).then(a.cmp(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(name: &str, pf: Option<&str>) -> Device {
+        let mut d = Device::new(0, name);
+        d.pf = pf.map(String::from);
+        d
+    }
+
+    #[test]
+    fn vfs_follow_their_pf() {
+        let devices = vec![
+            dev("mlx5_3", Some("mlx5_1")),
+            dev("mlx5_1", None),
+            dev("mlx5_2", Some("mlx5_0")),
+            dev("mlx5_0", None),
+            dev("mlx5_10", Some("mlx5_0")),
+            dev("orphan_vf", Some("gone")),
+        ];
+        let names: Vec<&str> = grouped_order(&devices)
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["mlx5_0", "mlx5_2", "mlx5_10", "mlx5_1", "mlx5_3", "orphan_vf"]
+        );
+    }
+
+    #[test]
+    fn ratio_needs_a_nonzero_max() {
+        let e = UsageEntry {
+            current: 5,
+            max: Some(10),
+            max_source: None,
+        };
+        assert_eq!(e.ratio(), Some(0.5));
+        let zero = UsageEntry { max: Some(0), ..e };
+        assert_eq!(zero.ratio(), None);
+    }
+}

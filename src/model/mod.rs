@@ -1,0 +1,21 @@
+//! Plain data and pure functions: what was observed, and how it adds up.
+//! Nothing here reads the system or draws anything.
+
+pub mod consumers;
+pub mod device;
+pub mod enums;
+pub mod error_qps;
+pub mod filter;
+pub mod objects;
+pub mod owner;
+pub mod resource;
+pub mod snapshot;
+pub mod tally;
+
+pub use device::{Device, DumpStatus, LimitSource, Port, Usage, UsageEntry};
+pub use enums::{CmState, PhysState, PollContext, PortState, QpState, QpType, SrqType, StateCounts};
+pub use objects::{CmId, Cq, Ctx, Mr, MrKeys, Object, Pd, Qp, Srq};
+pub use owner::{Container, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
+pub use resource::{ResourceType, TypeCounts};
+pub use snapshot::{Meta, NetnsMode, Snapshot, SourceKind, Tally, Warning, WarningKind};
+pub use tally::{DetailScope, ObjectAccumulator};

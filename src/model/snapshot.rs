@@ -1,0 +1,142 @@
+//! One complete observation of the host: what every view and output is drawn from.
+
+use super::device::Device;
+use super::enums::StateCounts;
+use super::objects::Object;
+use super::owner::{OwnerKey, ProcessInfo, ProcessKey};
+use super::resource::TypeCounts;
+use serde::{Deserialize, Serialize};
+
+/// Where a snapshot came from. Shown wherever data is shown, so simulated or
+/// recorded data is never mistaken for the live host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    Live,
+    Demo,
+    Replay,
+}
+
+impl SourceKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            SourceKind::Live => "live",
+            SourceKind::Demo => "demo (simulated)",
+            SourceKind::Replay => "replay",
+        }
+    }
+}
+
+/// `rdma system show netns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetnsMode {
+    Shared,
+    Exclusive,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Something is hidden for lack of a capability (MR keys without CAP_NET_ADMIN).
+    Permission,
+    /// An object dump of one device failed; other devices are still shown.
+    DumpFailed,
+    /// A device disappeared between listing and dumping.
+    DeviceVanished,
+    /// Network namespace in exclusive mode: only this namespace's devices are visible.
+    Netns,
+    /// Objects that could not be attributed to an owner.
+    Unattributed,
+    /// procfs could not be read for an owner (hidepid, exited process, ...).
+    Procfs,
+    /// Object dumps are slower than asked and run less often.
+    SlowDump,
+    /// Anything else worth telling.
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Warning {
+    pub kind: WarningKind,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(kind: WarningKind, message: impl Into<String>) -> Warning {
+        Warning {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    pub source: SourceKind,
+    pub host: String,
+    pub kernel: String,
+    /// Unix milliseconds when collection of this snapshot started.
+    pub collected_at_ms: u64,
+    /// How long collecting this snapshot took, in microseconds.
+    pub collect_us: u64,
+    pub netns_mode: Option<NetnsMode>,
+    /// Fields the kernel withheld (e.g. `mr.rkey`): reported as hidden, never as zero.
+    #[serde(default)]
+    pub hidden_fields: Vec<String>,
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
+}
+
+/// What one owner holds on one device.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub owner: OwnerKey,
+    /// Device index.
+    pub device: u32,
+    pub counts: TypeCounts,
+    /// Sum of MR lengths: memory registered (and for most MRs pinned).
+    pub mr_bytes: u64,
+    pub qp_states: StateCounts,
+}
+
+impl Tally {
+    pub fn new(owner: OwnerKey, device: u32) -> Tally {
+        Tally {
+            owner,
+            device,
+            counts: TypeCounts::default(),
+            mr_bytes: 0,
+            qp_states: StateCounts::default(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub meta: Meta,
+    pub devices: Vec<Device>,
+    /// Every process that owns at least one object.
+    pub processes: Vec<ProcessInfo>,
+    /// Per owner and device, counted over *all* objects of the last object dumps.
+    pub tallies: Vec<Tally>,
+    /// Objects kept in detail: every QP in ERR/SQE, plus everything owned by the
+    /// processes the caller asked details for (see `DetailScope`).
+    pub objects: Vec<Object>,
+}
+
+impl Snapshot {
+    pub fn process(&self, key: &ProcessKey) -> Option<&ProcessInfo> {
+        self.processes.iter().find(|p| &p.key == key)
+    }
+
+    pub fn device(&self, index: u32) -> Option<&Device> {
+        self.devices.iter().find(|d| d.index == index)
+    }
+
+    pub fn device_name(&self, index: u32) -> String {
+        self.device(index)
+            .map(|d| d.name.clone())
+            .unwrap_or_else(|| format!("dev{index}"))
+    }
+}

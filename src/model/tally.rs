@@ -1,0 +1,191 @@
+//! Folding a stream of objects into per-owner tallies while keeping only the
+//! objects a view needs in detail. Memory stays proportional to owners and
+//! kept objects, not to the number of MRs on the host.
+
+use super::enums::QpState;
+use super::objects::Object;
+use super::owner::OwnerKey;
+use super::resource::ResourceType;
+use super::snapshot::Tally;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Which objects a snapshot keeps in full (ERR/SQE QPs are always kept).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DetailScope {
+    /// Only the ERROR-state QPs.
+    #[default]
+    ErrorsOnly,
+    /// Also every object of these processes (the drill-down's pids).
+    Processes(BTreeSet<u32>),
+    /// Every object (small hosts, exports of everything).
+    All,
+}
+
+impl DetailScope {
+    fn keeps(&self, obj: &Object) -> bool {
+        if let Object::Qp(qp) = obj
+            && qp.state.is_error()
+        {
+            return true;
+        }
+        match self {
+            DetailScope::ErrorsOnly => false,
+            DetailScope::All => true,
+            DetailScope::Processes(pids) => obj.owner().pid().is_some_and(|p| pids.contains(&p)),
+        }
+    }
+}
+
+/// Accumulates objects (with their owner already resolved) into tallies.
+#[derive(Debug, Default)]
+pub struct ObjectAccumulator {
+    scope: DetailScope,
+    tallies: HashMap<(OwnerKey, u32), Tally>,
+    kept: Vec<Object>,
+    seen: HashSet<(u32, ResourceType, u64)>,
+    duplicates: u64,
+}
+
+impl ObjectAccumulator {
+    pub fn new(scope: DetailScope) -> ObjectAccumulator {
+        ObjectAccumulator {
+            scope,
+            ..ObjectAccumulator::default()
+        }
+    }
+
+    /// Adds one object. Returns `false` (and counts nothing) for a repeat of an
+    /// id already seen on that device: dumps have no consistent cursor, so an
+    /// object can appear twice when others come and go mid-dump.
+    pub fn add(&mut self, obj: Object) -> bool {
+        let t = obj.resource_type();
+        if let Some(key) = obj.dedup_key()
+            && !self.seen.insert((obj.device(), t, key))
+        {
+            self.duplicates += 1;
+            return false;
+        }
+        let owner = obj.owner().clone();
+        let tally = self
+            .tallies
+            .entry((owner.clone(), obj.device()))
+            .or_insert_with(|| Tally::new(owner, obj.device()));
+        tally.counts.add(t, 1);
+        match &obj {
+            Object::Mr(mr) => tally.mr_bytes = tally.mr_bytes.saturating_add(mr.len),
+            Object::Qp(qp) => tally.qp_states.add(qp.state, 1),
+            _ => {}
+        }
+        if self.scope.keeps(&obj) {
+            self.kept.push(obj);
+        }
+        true
+    }
+
+    /// Duplicates dropped so far.
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
+    /// Tallies in a stable order (device, then owner) and the kept objects.
+    pub fn finish(self) -> (Vec<Tally>, Vec<Object>) {
+        let mut tallies: Vec<Tally> = self.tallies.into_values().collect();
+        tallies.sort_by(|a, b| a.device.cmp(&b.device).then_with(|| a.owner.cmp(&b.owner)));
+        (tallies, self.kept)
+    }
+}
+
+/// True for states the ERROR-QP pane lists.
+pub fn is_error_state(state: QpState) -> bool {
+    state.is_error()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::enums::QpType;
+    use crate::model::objects::{Mr, Qp};
+    use crate::model::owner::{ProcessKey, ReportedOwner};
+
+    fn owner(pid: u32) -> OwnerKey {
+        OwnerKey::Process(ProcessKey {
+            pid,
+            start_time: 100,
+        })
+    }
+
+    fn qp(lqpn: u32, port: Option<u32>, state: QpState, owner: OwnerKey) -> Object {
+        Object::Qp(Qp {
+            device: 0,
+            port,
+            lqpn,
+            rqpn: None,
+            qp_type: QpType::Rc,
+            state,
+            pdn: Some(1),
+            sq_psn: None,
+            rq_psn: None,
+            reported: ReportedOwner::Missing,
+            owner,
+        })
+    }
+
+    fn mr(mrn: u32, len: u64, owner: OwnerKey) -> Object {
+        Object::Mr(Mr {
+            device: 0,
+            mrn: Some(mrn),
+            len,
+            pdn: Some(1),
+            keys: None,
+            reported: ReportedOwner::Missing,
+            owner,
+        })
+    }
+
+    #[test]
+    fn counts_per_owner_and_sums_mr_bytes() {
+        let mut acc = ObjectAccumulator::new(DetailScope::ErrorsOnly);
+        acc.add(mr(1, 4096, owner(7)));
+        acc.add(mr(2, 8192, owner(7)));
+        acc.add(qp(17, Some(1), QpState::Rts, owner(7)));
+        acc.add(qp(18, Some(1), QpState::Err, owner(8)));
+        let (tallies, kept) = acc.finish();
+        assert_eq!(tallies.len(), 2);
+        let t7 = &tallies[0];
+        assert_eq!(t7.owner, owner(7));
+        assert_eq!(t7.counts[ResourceType::Mr], 2);
+        assert_eq!(t7.mr_bytes, 12288);
+        assert_eq!(t7.qp_states.get(QpState::Rts), 1);
+        assert_eq!(kept.len(), 1, "only the ERR QP is kept");
+    }
+
+    #[test]
+    fn repeated_ids_are_counted_once() {
+        let mut acc = ObjectAccumulator::new(DetailScope::All);
+        assert!(acc.add(mr(1, 10, owner(7))));
+        assert!(!acc.add(mr(1, 10, owner(7))));
+        assert_eq!(acc.duplicates(), 1);
+        let (tallies, kept) = acc.finish();
+        assert_eq!(tallies[0].counts[ResourceType::Mr], 1);
+        assert_eq!(kept.len(), 1);
+    }
+
+    #[test]
+    fn qp1_on_two_ports_is_two_objects() {
+        let mut acc = ObjectAccumulator::new(DetailScope::ErrorsOnly);
+        assert!(acc.add(qp(1, Some(1), QpState::Rts, OwnerKey::Kernel("ib_core".into()))));
+        assert!(acc.add(qp(1, Some(2), QpState::Rts, OwnerKey::Kernel("ib_core".into()))));
+    }
+
+    #[test]
+    fn process_scope_keeps_that_process_only() {
+        let scope = DetailScope::Processes([7].into_iter().collect());
+        let mut acc = ObjectAccumulator::new(scope);
+        acc.add(mr(1, 10, owner(7)));
+        acc.add(mr(2, 10, owner(8)));
+        let (_, kept) = acc.finish();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].owner(), &owner(7));
+    }
+}
