@@ -5,5 +5,7 @@
 //! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
 //! Every producer of snapshots implements [`source::Source`].
 
+pub mod collect;
+pub mod demo;
 pub mod model;
 pub mod source;

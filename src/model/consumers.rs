@@ -108,10 +108,7 @@ pub fn consumers(snapshot: &Snapshot, filter: &Filter) -> Vec<Consumer> {
             row.devices.push(device_name);
         }
     }
-    let mut out: Vec<Consumer> = rows
-        .into_values()
-        .filter(|c| admits(filter, c))
-        .collect();
+    let mut out: Vec<Consumer> = rows.into_values().filter(|c| admits(filter, c)).collect();
     for c in &mut out {
         c.devices.sort_by_key(|name| {
             snapshot

@@ -197,7 +197,14 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["mlx5_0", "mlx5_2", "mlx5_10", "mlx5_1", "mlx5_3", "orphan_vf"]
+            [
+                "mlx5_0",
+                "mlx5_2",
+                "mlx5_10",
+                "mlx5_1",
+                "mlx5_3",
+                "orphan_vf"
+            ]
         );
     }
 

@@ -269,7 +269,9 @@ mod tests {
         let names: Vec<&str> = (0..=7).map(|r| QpState::from_raw(r).name()).collect();
         assert_eq!(
             names,
-            ["RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"]
+            [
+                "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"
+            ]
         );
     }
 

@@ -38,7 +38,12 @@ impl Filter {
 
     /// Case-insensitive substring test over a row's searchable fields.
     pub fn text_matches<'a>(&self, fields: impl IntoIterator<Item = &'a str>) -> bool {
-        let Some(needle) = self.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) else {
+        let Some(needle) = self
+            .text
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
             return true;
         };
         let needle = needle.to_lowercase();

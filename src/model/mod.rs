@@ -13,7 +13,9 @@ pub mod snapshot;
 pub mod tally;
 
 pub use device::{Device, DumpStatus, LimitSource, Port, Usage, UsageEntry};
-pub use enums::{CmState, PhysState, PollContext, PortState, QpState, QpType, SrqType, StateCounts};
+pub use enums::{
+    CmState, PhysState, PollContext, PortState, QpState, QpType, SrqType, StateCounts,
+};
 pub use objects::{CmId, Cq, Ctx, Mr, MrKeys, Object, Pd, Qp, Srq};
 pub use owner::{Container, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
 pub use resource::{ResourceType, TypeCounts};

@@ -175,7 +175,10 @@ mod tests {
     #[test]
     fn display_name_prefers_the_script_over_the_interpreter() {
         assert_eq!(
-            display_name("pt_main_thread", &v(&["/usr/bin/python3", "-u", "train.py"])),
+            display_name(
+                "pt_main_thread",
+                &v(&["/usr/bin/python3", "-u", "train.py"])
+            ),
             "train.py"
         );
         assert_eq!(

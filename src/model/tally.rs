@@ -174,8 +174,18 @@ mod tests {
     #[test]
     fn qp1_on_two_ports_is_two_objects() {
         let mut acc = ObjectAccumulator::new(DetailScope::ErrorsOnly);
-        assert!(acc.add(qp(1, Some(1), QpState::Rts, OwnerKey::Kernel("ib_core".into()))));
-        assert!(acc.add(qp(1, Some(2), QpState::Rts, OwnerKey::Kernel("ib_core".into()))));
+        assert!(acc.add(qp(
+            1,
+            Some(1),
+            QpState::Rts,
+            OwnerKey::Kernel("ib_core".into())
+        )));
+        assert!(acc.add(qp(
+            1,
+            Some(2),
+            QpState::Rts,
+            OwnerKey::Kernel("ib_core".into())
+        )));
     }
 
     #[test]

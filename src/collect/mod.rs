@@ -1,0 +1,3 @@
+//! Reading the live host: netlink (via `nldev`), procfs and sysfs.
+pub mod live;
+pub use live::{LiveOptions, LiveSource};
