@@ -1,3 +1,5 @@
 //! Reading the live host: netlink (via `nldev`), procfs and sysfs.
 pub mod live;
+pub mod procfs;
+pub mod sysfs;
 pub use live::{LiveOptions, LiveSource};
