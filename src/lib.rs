@@ -8,4 +8,5 @@
 pub mod collect;
 pub mod demo;
 pub mod model;
+pub mod nldev;
 pub mod source;
