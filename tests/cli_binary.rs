@@ -32,8 +32,21 @@ fn help_mentions_every_option() {
     assert_eq!(out.status.code(), Some(0));
     let help = stdout(&out);
     for option in [
-        "--once", "--json", "--demo", "--seed", "--delay", "-d,", "--timeout", "--dev", "--pid",
-        "--type", "--state", "--sort", "--top", "--help", "--version",
+        "--once",
+        "--json",
+        "--demo",
+        "--seed",
+        "--delay",
+        "-d,",
+        "--timeout",
+        "--dev",
+        "--pid",
+        "--type",
+        "--state",
+        "--sort",
+        "--top",
+        "--help",
+        "--version",
     ] {
         assert!(help.contains(option), "--help does not mention {option}");
     }
@@ -74,7 +87,11 @@ fn interactive_mode_says_it_is_not_built_yet() {
     let out = restop(&[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stdout(&out).is_empty());
-    assert!(stderr(&out).contains("use --once or --json"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("use --once or --json"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -120,7 +137,10 @@ fn demo_with_an_unknown_device_warns_and_exits_1() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
     let warnings = doc["meta"]["warnings"].to_string();
-    assert!(warnings.contains("no device named no_such_dev (have: "), "{warnings}");
+    assert!(
+        warnings.contains("no device named no_such_dev (have: "),
+        "{warnings}"
+    );
     assert!(stderr(&out).contains("no device named no_such_dev"));
 }
 

@@ -135,3 +135,17 @@ fn long_names_and_huge_numbers_still_fit() {
     let text = render_once(&snapshot, &Filter::default(), &OnceOptions::default());
     assert_fits(&text);
 }
+
+#[test]
+fn cli_md_shows_this_report() {
+    let markdown = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md"))
+        .expect("docs/cli.md");
+    let section = &markdown[markdown.find("## The `--once` report").expect("section")..];
+    let start = section.find("```\n").expect("block") + 4;
+    let end = section[start..].find("```").expect("end of block") + start;
+    assert_eq!(
+        &section[start..end],
+        report(&Filter::default(), &OnceOptions::default()),
+        "docs/cli.md's example report is stale"
+    );
+}
