@@ -29,6 +29,8 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 /// to a socket that no longer exists. Datagrams whose sequence number is not
 /// the current request's are dropped as well.
 pub struct SocketTransport {
+    /// Always NETLINK_RDMA, except in tests of the socket mechanics.
+    family: NlFamily,
     socket: Option<NlSocket>,
     timeout: Duration,
     buf: Vec<u8>,
@@ -48,9 +50,14 @@ impl SocketTransport {
     /// Opens the socket now, so a kernel without RDMA netlink is reported
     /// at once as [`NlError::Unsupported`].
     pub fn open(timeout: Duration) -> Result<SocketTransport, NlError> {
+        SocketTransport::open_family(NlFamily::Rdma, timeout)
+    }
+
+    fn open_family(family: NlFamily, timeout: Duration) -> Result<SocketTransport, NlError> {
         let timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
-        let socket = connect(timeout)?;
+        let socket = connect(family, timeout)?;
         Ok(SocketTransport {
+            family,
             socket: Some(socket),
             timeout,
             buf: vec![0; RECV_BUFFER],
@@ -63,8 +70,8 @@ impl SocketTransport {
     }
 }
 
-fn connect(timeout: Duration) -> Result<NlSocket, NlError> {
-    let socket = NlSocket::connect(NlFamily::Rdma, None, Groups::empty()).map_err(|e| {
+fn connect(family: NlFamily, timeout: Duration) -> Result<NlSocket, NlError> {
+    let socket = NlSocket::connect(family, None, Groups::empty()).map_err(|e| {
         match e.raw_os_error().map(Errno::from_raw) {
             Some(Errno::EPROTONOSUPPORT | Errno::EAFNOSUPPORT) => NlError::Unsupported(e),
             _ => NlError::Io {
@@ -88,7 +95,7 @@ impl Transport for SocketTransport {
     fn send(&mut self, op: &'static str, request: &[u8]) -> Result<(), NlError> {
         let socket = match self.socket.take() {
             Some(s) => s,
-            None => connect(self.timeout)?,
+            None => connect(self.family, self.timeout)?,
         };
         self.seq = request
             .get(8..12)
@@ -162,5 +169,90 @@ impl Transport for SocketTransport {
     fn abandon(&mut self) {
         self.socket = None;
         self.seq = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The socket mechanics over NETLINK_ROUTE, which every Linux host has:
+    //! the same code paths as NETLINK_RDMA, without needing RDMA.
+    use super::*;
+    use crate::nldev::msg::messages;
+    use std::time::Instant;
+
+    const RTM_GETLINK: u16 = 18;
+
+    /// An `RTM_GETLINK` dump request (header + empty `ifinfomsg`).
+    fn getlink_dump(seq: u32) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&32u32.to_ne_bytes());
+        v.extend_from_slice(&RTM_GETLINK.to_ne_bytes());
+        v.extend_from_slice(&0x301u16.to_ne_bytes());
+        v.extend_from_slice(&seq.to_ne_bytes());
+        v.extend_from_slice(&0u32.to_ne_bytes());
+        v.extend_from_slice(&[0; 16]);
+        v
+    }
+
+    fn route(timeout: Duration) -> Option<SocketTransport> {
+        // Sandboxes without netlink at all skip these tests.
+        SocketTransport::open_family(NlFamily::Route, timeout).ok()
+    }
+
+    fn seqs(datagram: &[u8]) -> Vec<u32> {
+        messages(datagram).map(|m| m.unwrap().header.seq).collect()
+    }
+
+    #[test]
+    fn a_silent_kernel_times_out_and_the_socket_is_replaced() {
+        let Some(mut t) = route(Duration::from_millis(50)) else {
+            return;
+        };
+        let started = Instant::now();
+        let err = t.recv("GET").unwrap_err();
+        assert!(
+            matches!(err, NlError::Timeout { op: "GET", after } if after == Duration::from_millis(50))
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(t.socket.is_none());
+        // The next request opens a fresh socket and is answered.
+        t.send("GET", &getlink_dump(1)).unwrap();
+        assert_eq!(seqs(t.recv("GET").unwrap())[0], 1);
+    }
+
+    /// An acknowledged `RTM_GETLINK` doit for the loopback device.
+    fn getlink_lo(seq: u32) -> Vec<u8> {
+        let mut v = getlink_dump(seq);
+        v[6..8].copy_from_slice(&0x5u16.to_ne_bytes()); // REQUEST | ACK
+        v[20..24].copy_from_slice(&1i32.to_ne_bytes()); // ifi_index = 1
+        v
+    }
+
+    #[test]
+    fn replies_to_an_earlier_request_are_dropped() {
+        let Some(mut t) = route(Duration::from_millis(500)) else {
+            return;
+        };
+        // The answer to request 7 is never read: request 8 on the same
+        // socket must only ever see its own reply.
+        t.send("GET", &getlink_lo(7)).unwrap();
+        t.send("GET", &getlink_lo(8)).unwrap();
+        let mut acked = false;
+        while !acked {
+            let datagram = t.recv("GET").unwrap();
+            for m in messages(datagram) {
+                let m = m.unwrap();
+                assert_eq!(m.header.seq, 8);
+                acked |= m.header.kind == crate::nldev::consts::NLMSG_ERROR;
+            }
+        }
+    }
+
+    #[test]
+    fn timeouts_are_clamped() {
+        let Some(t) = route(Duration::ZERO) else {
+            return;
+        };
+        assert_eq!(t.timeout(), MIN_TIMEOUT);
     }
 }
