@@ -11,7 +11,7 @@ use nix::sys::socket::{setsockopt, sockopt::ReceiveTimeout};
 use nix::sys::time::TimeVal;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Receive buffer size. The kernel sizes dump messages to the largest read it
 /// has seen, capped just under 32 KiB; doit replies fit in a page. 64 KiB
@@ -21,6 +21,11 @@ pub const RECV_BUFFER: usize = 64 * 1024;
 /// Bounds of the receive timeout: `SO_RCVTIMEO` of zero would mean "forever".
 const MIN_TIMEOUT: Duration = Duration::from_millis(1);
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A whole exchange may take this many receive timeouts: enough for the
+/// largest dumps (each datagram arrives well within one timeout), while a
+/// kernel that never ends a dump still cannot hold restop forever.
+const EXCHANGE_TIMEOUTS: u32 = 30;
 
 /// A NETLINK_RDMA socket with a receive timeout.
 ///
@@ -35,6 +40,8 @@ pub struct SocketTransport {
     timeout: Duration,
     buf: Vec<u8>,
     seq: Option<u32>,
+    /// When the current exchange must be over.
+    deadline: Option<Instant>,
 }
 
 impl std::fmt::Debug for SocketTransport {
@@ -62,6 +69,7 @@ impl SocketTransport {
             timeout,
             buf: vec![0; RECV_BUFFER],
             seq: None,
+            deadline: None,
         })
     }
 
@@ -97,6 +105,7 @@ impl Transport for SocketTransport {
             Some(s) => s,
             None => connect(self.family, self.timeout)?,
         };
+        self.deadline = Instant::now().checked_add(self.timeout.saturating_mul(EXCHANGE_TIMEOUTS));
         self.seq = request
             .get(8..12)
             .and_then(|b| b.try_into().ok())
@@ -120,6 +129,13 @@ impl Transport for SocketTransport {
                 source: io::Error::new(io::ErrorKind::NotConnected, "no request in progress"),
             });
         };
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            self.abandon();
+            return Err(NlError::Timeout {
+                op,
+                after: self.timeout.saturating_mul(EXCHANGE_TIMEOUTS),
+            });
+        }
         let len = loop {
             // MSG_TRUNC makes recv return the datagram's full length, so an
             // oversized datagram is detected instead of silently cut.
@@ -169,6 +185,7 @@ impl Transport for SocketTransport {
     fn abandon(&mut self) {
         self.socket = None;
         self.seq = None;
+        self.deadline = None;
     }
 }
 
@@ -246,6 +263,21 @@ mod tests {
                 acked |= m.header.kind == crate::nldev::consts::NLMSG_ERROR;
             }
         }
+    }
+
+    #[test]
+    fn an_exchange_that_never_ends_is_cut_off() {
+        let Some(mut t) = route(Duration::from_millis(10)) else {
+            return;
+        };
+        t.send("GET", &getlink_lo(3)).unwrap();
+        t.deadline = Some(Instant::now());
+        std::thread::sleep(Duration::from_millis(2));
+        let err = t.recv("GET").unwrap_err();
+        assert!(
+            matches!(err, NlError::Timeout { after, .. } if after == Duration::from_millis(300))
+        );
+        assert!(t.socket.is_none());
     }
 
     #[test]
