@@ -129,14 +129,14 @@ impl Transport for SocketTransport {
                 source: io::Error::new(io::ErrorKind::NotConnected, "no request in progress"),
             });
         };
-        if self.deadline.is_some_and(|d| Instant::now() > d) {
-            self.abandon();
-            return Err(NlError::Timeout {
-                op,
-                after: self.timeout.saturating_mul(EXCHANGE_TIMEOUTS),
-            });
-        }
         let len = loop {
+            if self.deadline.is_some_and(|d| Instant::now() > d) {
+                self.abandon();
+                return Err(NlError::Timeout {
+                    op,
+                    after: self.timeout.saturating_mul(EXCHANGE_TIMEOUTS),
+                });
+            }
             // MSG_TRUNC makes recv return the datagram's full length, so an
             // oversized datagram is detected instead of silently cut.
             match socket.recv(&mut self.buf[..], Msg::TRUNC) {
