@@ -5,7 +5,10 @@
 //! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
 //! Every producer of snapshots implements [`source::Source`].
 
+pub mod app;
 pub mod collect;
 pub mod demo;
 pub mod model;
 pub mod source;
+pub mod tui;
+pub mod ui;
