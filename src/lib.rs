@@ -6,9 +6,12 @@
 //! Every producer of snapshots implements [`source::Source`].
 
 pub mod app;
+pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod model;
+pub mod output;
 pub mod source;
 pub mod tui;
 pub mod ui;
+pub mod units;
