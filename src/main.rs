@@ -36,9 +36,17 @@ fn main() -> ExitCode {
 
 /// The interactive view. Kept as the single place that starts it, so the TUI
 /// plugs in here.
-fn run_interactive(_cli: &Cli) -> Result<u8> {
-    tell("the interactive view is not available in this build; use --once or --json");
-    Ok(EXIT_USAGE)
+fn run_interactive(cli: &Cli) -> Result<u8> {
+    restop::tui::run(
+        open_source(cli)?,
+        restop::tui::TuiOptions {
+            interval: cli.delay,
+            filter: cli.filter(),
+            sort: cli.sort,
+            ..Default::default()
+        },
+    )
+    .map(|()| EXIT_OK)
 }
 
 /// `--once` and `--json`: one collection, one rendering, one write.

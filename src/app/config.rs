@@ -69,6 +69,16 @@ impl Default for AppConfig {
     }
 }
 
+/// Names read best A→Z; counts read best largest first.
+pub fn default_direction(key: SortKey) -> SortDirection {
+    match key {
+        SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pid => {
+            SortDirection::Ascending
+        }
+        SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
+    }
+}
+
 /// The intervals `+` and `-` step through.
 pub const INTERVAL_STEPS_MS: [u64; 11] = [
     100, 250, 500, 1_000, 2_000, 3_000, 5_000, 10_000, 15_000, 30_000, 60_000,

@@ -1,7 +1,7 @@
 //! `App::update`: every state change, one event at a time.
 
 use super::columns::{consumer_columns, fit_consumer_columns};
-use super::config::{longer_interval, shorter_interval};
+use super::config::{default_direction, longer_interval, shorter_interval};
 use super::cursor::{Cursor, visible_offset};
 use super::drill::DrillView;
 use super::event::{Command, Event};
@@ -452,17 +452,6 @@ impl App {
 /// Label of a drill-down tab: type and how many objects the owner holds.
 pub fn tab_label(t: crate::model::ResourceType, count: Option<u64>) -> String {
     format!(" {} {} ", t.label(), count.unwrap_or(0))
-}
-
-/// Names read best A→Z; counts read best largest first.
-fn default_direction(key: SortKey) -> crate::model::consumers::SortDirection {
-    use crate::model::consumers::SortDirection;
-    match key {
-        SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pid => {
-            SortDirection::Ascending
-        }
-        SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
-    }
 }
 
 fn move_table(table: &mut ObjectTable, delta: isize) {

@@ -7,6 +7,7 @@ pub mod input;
 pub mod signals;
 pub mod terminal;
 
+use crate::app::config::default_direction;
 use crate::app::{App, AppConfig, Command, Event, Thresholds};
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
@@ -61,12 +62,9 @@ pub fn no_color_env() -> bool {
 impl TuiOptions {
     /// The application configuration these options stand for, with `NO_COLOR` applied.
     pub fn app_config(&self) -> AppConfig {
-        let direction = self.direction.unwrap_or(match self.sort {
-            SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container => {
-                SortDirection::Ascending
-            }
-            _ => SortDirection::Descending,
-        });
+        let direction = self
+            .direction
+            .unwrap_or_else(|| default_direction(self.sort));
         AppConfig {
             interval: self.interval,
             filter: self.filter.clone(),

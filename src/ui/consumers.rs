@@ -1,6 +1,6 @@
 //! The top-consumers table.
 
-use super::format::{bytes, pad};
+use super::format::pad;
 use super::paint::{put, style_area, title_line};
 use super::theme::Theme;
 use crate::app::columns::{ConsumerColumn, fit_consumer_columns};
@@ -8,6 +8,7 @@ use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::{App, Focus};
 use crate::model::consumers::{Consumer, SortDirection};
+use crate::units::bytes;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

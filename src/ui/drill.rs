@@ -1,6 +1,5 @@
 //! The drill-down: one owner's objects, a tab per type, with totals.
 
-use super::format::bytes;
 use super::object_table;
 use super::paint::{put, put_spans};
 use super::theme::Theme;
@@ -9,6 +8,7 @@ use crate::app::drill::{DetailState, DrillView};
 use crate::app::layout::{drill_layout, tab_spans};
 use crate::app::update::tab_label;
 use crate::model::{QpState, ResourceType};
+use crate::units::bytes;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;

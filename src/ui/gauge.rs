@@ -1,10 +1,10 @@
 //! One usage gauge in a cell: a bar, `used/max` and percent when the limit
 //! is known, just `used` when it is not. Shrinks to fit the cell.
 
-use super::format::{count, percent};
 use super::theme::Theme;
 use crate::app::Thresholds;
 use crate::model::UsageEntry;
+use crate::units::{count, percent};
 use ratatui::text::Span;
 
 const PARTIAL: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];

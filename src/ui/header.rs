@@ -1,13 +1,14 @@
 //! Header: where the data comes from and how fresh it is, then warnings.
 
-use super::format::{duration_ms, duration_us};
 use super::paint::put_spans;
 use super::theme::Theme;
 use crate::app::App;
 use crate::model::SourceKind;
+use crate::units::duration;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
+use std::time::Duration;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let buf = frame.buffer_mut();
@@ -50,10 +51,7 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         spans.push(Span::raw(format!("kernel {}", m.kernel)));
     }
     spans.push(sep());
-    spans.push(Span::raw(format!(
-        "every {}",
-        duration_ms(u64::try_from(app.interval.as_millis()).unwrap_or(u64::MAX))
-    )));
+    spans.push(Span::raw(format!("every {}", duration(app.interval))));
     if let Some(s) = app.snapshot() {
         let m = &s.meta;
         // Whole seconds: a sub-second age would change on every redraw.
@@ -61,12 +59,12 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         let age = if age_s == 0 {
             "just now".to_string()
         } else {
-            format!("{} ago", duration_ms(age_s * 1_000))
+            format!("{} ago", duration(Duration::from_secs(age_s)))
         };
         spans.push(sep());
         spans.push(Span::raw(format!(
             "updated {age} in {}",
-            duration_us(m.collect_us)
+            duration(Duration::from_micros(m.collect_us))
         )));
     }
     spans

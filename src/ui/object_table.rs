@@ -1,13 +1,14 @@
 //! Draws a generic object table (drill-down tabs, ERROR-QP pane).
 
 use super::consumers::sort_marker;
-use super::format::{bytes, pad};
+use super::format::pad;
 use super::paint::{put, style_area};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::object_table::{Align, Cell, ObjectTable};
 use crate::app::update::table_columns;
+use crate::units::bytes;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
