@@ -17,6 +17,7 @@ const EXIT_OK: u8 = 0;
 /// Nothing could be collected, or `--dev` named no device.
 const EXIT_NOTHING: u8 = 1;
 /// Bad options (clap uses the same status for its own usage errors).
+#[allow(dead_code)] // part of the documented exit statuses; clap exits with it itself
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {

@@ -166,11 +166,13 @@ impl ObjectTable {
                 (Some(x), Some(y)) => x.sort_cmp(y),
                 _ => Ordering::Equal,
             };
-            let primary = match direction {
-                SortDirection::Ascending => primary,
-                SortDirection::Descending => primary.reverse(),
-            };
-            primary.then(a.id.cmp(&b.id))
+            // Ties fall back to the id, in the same direction, so `r` reverses
+            // the whole list and the order is stable across refreshes.
+            let order = primary.then(a.id.cmp(&b.id));
+            match direction {
+                SortDirection::Ascending => order,
+                SortDirection::Descending => order.reverse(),
+            }
         });
         self.restore_selection();
     }

@@ -47,6 +47,20 @@ fn grid(rows: &[DeviceRow], types: usize, width: u16) -> Grid {
     }
 }
 
+/// The port column: state and netdev, or just the state when that is all that fits.
+fn port_cell(ports: &[PortSummary], width: usize) -> String {
+    let full = port_text(ports);
+    if full.chars().count() <= width {
+        return full;
+    }
+    ports
+        .first()
+        .and_then(|p| p.state)
+        .map(|s| s.name())
+        .unwrap_or("?")
+        .to_string()
+}
+
 fn port_text(ports: &[PortSummary]) -> String {
     let Some(first) = ports.first() else {
         return "-".to_string();
@@ -181,7 +195,11 @@ fn draw_row(
         buf,
         x,
         y,
-        &pad(&port_text(&row.ports), usize::from(g.port), false),
+        &pad(
+            &port_cell(&row.ports, usize::from(g.port)),
+            usize::from(g.port),
+            false,
+        ),
         g.port,
         theme.port(state),
     );

@@ -43,17 +43,14 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         };
         spans.push(Span::styled(waiting, theme.frozen_badge()));
     }
-    if let Some(s) = app.snapshot() {
-        let m = &s.meta;
+    let meta = app.snapshot().map(|s| &s.meta);
+    if let Some(m) = meta {
         spans.push(sep());
         spans.push(Span::styled(m.host.clone(), theme.bold()));
-        spans.push(sep());
-        spans.push(Span::raw(format!("kernel {}", m.kernel)));
     }
     spans.push(sep());
     spans.push(Span::raw(format!("every {}", duration(app.interval))));
-    if let Some(s) = app.snapshot() {
-        let m = &s.meta;
+    if let Some(m) = meta {
         // Whole seconds: a sub-second age would change on every redraw.
         let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
         let age = if age_s == 0 {
@@ -66,6 +63,9 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
             "updated {age} in {}",
             duration(Duration::from_micros(m.collect_us))
         )));
+        // Least urgent last: it is the first thing cut on narrow terminals.
+        spans.push(sep());
+        spans.push(Span::raw(format!("kernel {}", m.kernel)));
     }
     spans
 }
@@ -101,16 +101,17 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
     let warnings = &s.meta.warnings;
     if !warnings.is_empty() {
         spans.push(Span::raw("  "));
-        spans.push(Span::styled(
-            format!("⚠ {}", warnings.len()),
-            theme.warning(),
-        ));
         let joined = warnings
             .iter()
             .map(|w| w.message.as_str())
             .collect::<Vec<_>>()
             .join(" · ");
-        spans.push(Span::styled(format!(" {joined}"), theme.warning()));
+        let text = if warnings.len() == 1 {
+            format!("⚠ {joined}")
+        } else {
+            format!("⚠ {} warnings: {joined}", warnings.len())
+        };
+        spans.push(Span::styled(text, theme.warning()));
     }
     spans
 }
