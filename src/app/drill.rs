@@ -1,8 +1,8 @@
 //! The drill-down into one owner: its objects by type.
 
-use super::object_rows::{columns_for, object_row};
+use super::object_rows::{columns_for, default_sort, object_row};
 use super::object_table::ObjectTable;
-use crate::model::consumers::{Consumer, SortDirection};
+use crate::model::consumers::Consumer;
 use crate::model::filter::Filter;
 use crate::model::{DetailScope, OwnerKey, ResourceType, Snapshot, TypeCounts};
 
@@ -41,7 +41,7 @@ impl DrillView {
             consumer: None,
             tabs,
             tab,
-            table: ObjectTable::new(columns, sort, SortDirection::Ascending),
+            table: ObjectTable::new(columns, sort, default_sort(tab)),
             listed: TypeCounts::default(),
             details: DetailState::Loading,
         }
@@ -54,7 +54,7 @@ impl DrillView {
         }
         self.tab = t;
         let (columns, sort) = columns_for(t);
-        self.table.direction = SortDirection::Ascending;
+        self.table.direction = default_sort(t);
         self.table.reset(columns, sort, Vec::new());
         if let Some(s) = snapshot {
             self.refresh_rows(s, filter);

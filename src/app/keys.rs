@@ -108,6 +108,19 @@ pub const HELP: &[(&str, &str)] = &[
 ];
 
 #[cfg(test)]
+mod help_tests {
+    use super::HELP;
+
+    #[test]
+    fn help_fits_an_80_column_terminal() {
+        for (keys, what) in HELP {
+            assert!(keys.chars().count() <= 15, "{keys}");
+            assert!(what.chars().count() <= 58, "{what}");
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -2,8 +2,18 @@
 //! drill-down and the ERROR-QP pane.
 
 use super::object_table::{Cell, Column, Row};
+use crate::model::consumers::SortDirection;
 use crate::model::error_qps::ErrorQp;
 use crate::model::{Object, ResourceType, Snapshot};
+
+/// How a drill-down tab is sorted when first shown: largest MRs first,
+/// everything else by id.
+pub fn default_sort(t: ResourceType) -> SortDirection {
+    match t {
+        ResourceType::Mr => SortDirection::Descending,
+        _ => SortDirection::Ascending,
+    }
+}
 
 /// Columns of the drill-down tab for `t`, and the column sorted by default.
 pub fn columns_for(t: ResourceType) -> (Vec<Column>, usize) {

@@ -7,7 +7,7 @@ use super::drill::DrillView;
 use super::event::{Command, Event};
 use super::keys::{Action, HELP, action_for};
 use super::layout::{self, TablePane, contains, contains_y, fit_columns};
-use super::object_table::{Align, ObjectTable};
+use super::object_table::ObjectTable;
 use super::state::{App, FilterEdit, Focus, Screen};
 use crate::model::OwnerKey;
 use crate::model::consumers::SortKey;
@@ -463,8 +463,8 @@ fn move_table(table: &mut ObjectTable, delta: isize) {
 /// Places a generic table's columns the same way the renderer does.
 pub fn table_columns(table: &ObjectTable, width: u16) -> Vec<(u16, u16)> {
     let widths: Vec<u16> = table.columns.iter().map(|c| c.width).collect();
-    let stretch = table.columns.iter().rposition(|c| c.align == Align::Left);
-    fit_columns(&widths, stretch, width)
+    // Natural widths: a stretched middle column would push numbers far apart.
+    fit_columns(&widths, None, width)
 }
 
 fn click_table(table: &mut ObjectTable, pane: &TablePane, x: u16, y: u16) {
