@@ -170,7 +170,10 @@ fn collection_error_keeps_the_last_snapshot() {
         details: DetailScope::ErrorsOnly,
     });
     let text = screen(&app, 80, 24);
-    assert!(text.contains("collection failed: permission denied"), "{text}");
+    assert!(
+        text.contains("collection failed: permission denied"),
+        "{text}"
+    );
     assert!(text.contains("train.py"));
 }
 
@@ -195,7 +198,10 @@ fn every_screen_draws_at_every_size_without_panicking() {
     apps.push(app());
     let mut drill = app();
     drill.update(key(KeyCode::Enter));
-    collect_as_asked(&mut drill, DetailScope::Processes([100].into_iter().collect()));
+    collect_as_asked(
+        &mut drill,
+        DetailScope::Processes([100].into_iter().collect()),
+    );
     apps.push(drill);
     let mut errors = app();
     errors.update(ch('e'));
@@ -225,7 +231,12 @@ fn no_color_leaves_every_cell_in_the_default_colours() {
     };
     let (mut app, mut demo) = demo_app(120, 40, config);
     until_error_qps(&mut app, &mut demo);
-    for keys in [vec![], vec![ch('e')], vec![key(KeyCode::Esc), key(KeyCode::Enter)], vec![ch('?')]] {
+    for keys in [
+        vec![],
+        vec![ch('e')],
+        vec![key(KeyCode::Esc), key(KeyCode::Enter)],
+        vec![ch('?')],
+    ] {
         for k in keys {
             app.update(k);
         }
@@ -236,10 +247,14 @@ fn no_color_leaves_every_cell_in_the_default_colours() {
         }
     }
     // Without colour, the demo badge is still unmistakable: reversed.
-    let (app, _) = demo_app(120, 40, AppConfig {
-        color: false,
-        ..AppConfig::default()
-    });
+    let (app, _) = demo_app(
+        120,
+        40,
+        AppConfig {
+            color: false,
+            ..AppConfig::default()
+        },
+    );
     let terminal = draw(&app, 120, 40);
     let buf = terminal.backend().buffer();
     let badge = (0..120)

@@ -76,19 +76,19 @@ pub const HELP: &[(&str, &str)] = &[
     ("?  F1", "this help (Esc or ? closes it)"),
     (
         "Esc",
-        "back: close the drill-down or ERROR pane, clear the filter",
+        "back: leave the drill-down or ERROR pane; clear filter",
     ),
     ("↑ ↓  j k", "move the selection"),
     ("PgUp PgDn", "move a page (also Ctrl-B / Ctrl-F)"),
     ("Home End  g G", "first / last row"),
     (
         "Enter",
-        "drill down into the selected process (or the QP's owner)",
+        "drill down: the process's objects (or the QP's owner)",
     ),
     ("e", "ERROR-QP pane: every QP in ERR/SQE, from anywhere"),
     (
         "/",
-        "filter by name, pid, user, container, device (Enter keeps, Esc cancels)",
+        "filter: name, pid, user, container, device (Enter/Esc)",
     ),
     ("s  >", "sort by the next column"),
     ("<", "sort by the previous column"),
@@ -98,12 +98,12 @@ pub const HELP: &[(&str, &str)] = &[
         "freeze / resume the display (collection goes on)",
     ),
     ("+  -", "longer / shorter refresh interval"),
-    ("Tab", "main: switch between devices and consumers"),
+    ("Tab", "main screen: switch between devices and consumers"),
     ("Tab ← →  1-7", "drill-down: switch object type"),
     ("mouse wheel", "scroll the pane under the pointer"),
     (
         "click",
-        "select a row; click a column header to sort by it (again: reverse)",
+        "select a row; a column header sorts (again: reverses)",
     ),
 ];
 
