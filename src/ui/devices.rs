@@ -1,7 +1,7 @@
 //! The device pane: one row per device (VFs under their PF), one gauge per type.
 
 use super::format::pad;
-use super::gauge::gauge;
+use super::gauge::{GaugePlan, gauge, plan};
 use super::paint::{put, put_spans, style_area, title_line};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
@@ -149,12 +149,23 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
         return;
     }
 
+    // One plan per type column, over every device, so gauges line up.
+    let plans: Vec<GaugePlan> = (0..types.len())
+        .map(|i| {
+            let entries: Vec<_> = app
+                .devices
+                .iter()
+                .map(|r| r.usage.get(i).and_then(|(_, e)| e.as_ref()))
+                .collect();
+            plan(&entries, usize::from(g.cell.saturating_sub(1)))
+        })
+        .collect();
     let height = usize::from(pane.rows.height);
     let offset = visible_offset(app.device_cursor, app.devices.len(), height);
     for (i, row) in app.devices.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
         let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
-        draw_row(buf, line, row, &g, app, theme);
+        draw_row(buf, line, row, &g, &plans, app, theme);
         if focused && i == app.device_cursor.selected {
             style_area(buf, line, theme.selected(true));
         }
@@ -166,6 +177,7 @@ fn draw_row(
     line: Rect,
     row: &DeviceRow,
     g: &Grid,
+    plans: &[GaugePlan],
     app: &App,
     theme: &Theme,
 ) {
@@ -204,15 +216,9 @@ fn draw_row(
         theme.port(state),
     );
     x += g.port + 1;
-    let cell_w = g.cell.saturating_sub(1);
-    for (_, entry) in &row.usage {
-        let spans = gauge(
-            entry.as_ref(),
-            usize::from(cell_w),
-            &app.config.thresholds,
-            theme,
-        );
-        put_spans(buf, Rect::new(x, y, cell_w, 1), &spans);
+    for ((_, entry), plan) in row.usage.iter().zip(plans) {
+        let spans = gauge(entry.as_ref(), *plan, &app.config.thresholds, theme);
+        put_spans(buf, Rect::new(x, y, g.cell.saturating_sub(1), 1), &spans);
         x = x.saturating_add(g.cell);
     }
 }
