@@ -88,6 +88,7 @@ pub struct Cli {
         value_name = "DURATION",
         default_value = "2s",
         value_parser = parse_duration,
+        allow_hyphen_values = true,
         help_heading = "Source",
         long_help = "Time between refreshes of the interactive view; with --demo, also \
                      how far the simulated host moves per refresh. A number with a unit \
@@ -102,6 +103,7 @@ pub struct Cli {
         value_name = "DURATION",
         default_value = "5s",
         value_parser = parse_duration,
+        allow_hyphen_values = true,
         help_heading = "Source",
         long_help = "Longest wait for one netlink reply from the kernel before giving up \
                      on that request. Same format as --delay.\n\nExample: --timeout 10s"
@@ -404,6 +406,12 @@ mod tests {
     fn seed_needs_demo() {
         assert!(parse(&["--seed", "3"]).is_err());
         assert_eq!(parse(&["--demo", "--seed", "3"]).unwrap().seed, 3);
+    }
+
+    #[test]
+    fn negative_delay_is_reported_as_negative_not_as_an_unknown_flag() {
+        let err = parse(&["--delay", "-1s"]).unwrap_err();
+        assert!(err.to_string().contains("greater than zero"), "{err}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod model;
+pub mod nldev;
 pub mod output;
 pub mod source;
 pub mod tui;

@@ -135,3 +135,49 @@ fn long_names_and_huge_numbers_still_fit() {
     let text = render_once(&snapshot, &Filter::default(), &OnceOptions::default());
     assert_fits(&text);
 }
+
+#[test]
+fn cli_md_shows_this_report() {
+    let markdown = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md"))
+        .expect("docs/cli.md");
+    let section = &markdown[markdown.find("## The `--once` report").expect("section")..];
+    let start = section.find("```\n").expect("block") + 4;
+    let end = section[start..].find("```").expect("end of block") + start;
+    assert_eq!(
+        &section[start..end],
+        report(&Filter::default(), &OnceOptions::default()),
+        "docs/cli.md's example report is stale"
+    );
+}
+
+#[test]
+fn columns_that_cannot_fit_are_dropped_and_named() {
+    let mut snapshot = common::fixture();
+    for t in &mut snapshot.tallies {
+        for ty in ResourceType::ALL {
+            t.counts.add(ty, 900_000);
+        }
+        t.qp_states.add(QpState::Err, 900_000);
+        t.mr_bytes = 1023 * 1024;
+    }
+    for p in &mut snapshot.processes {
+        p.key.pid += 4_190_000;
+    }
+    for t in &mut snapshot.tallies {
+        if let restop::model::OwnerKey::Process(k) = &mut t.owner {
+            k.pid += 4_190_000;
+        }
+    }
+    let text = render_once(&snapshot, &Filter::default(), &OnceOptions::default());
+    assert_fits(&text);
+    assert!(
+        text.contains("  (CM_ID, SRQ hidden to fit 80 columns; see --json)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    PID USER  NAME               QP     CQ     MR MR-BYTES     PD    CTX    ERR\n"
+        ),
+        "{text}"
+    );
+}

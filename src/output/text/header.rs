@@ -14,17 +14,20 @@ pub fn header(snapshot: &Snapshot, warnings: &[Warning], width: usize) -> Vec<St
     if meta.source == SourceKind::Demo {
         lines.push("*** DEMO — simulated data, not read from this host ***".to_string());
     }
-    let facts = vec![
+    let host = vec![
         format!("host {}", clean(&meta.host)),
         format!("kernel {}", clean(&meta.kernel)),
-        format!("source {}", source_label(meta.source)),
     ];
-    lines.extend(wrap_units("", "  ", &facts, "  ", width));
-    lines.push(format!(
-        "collected {} in {}",
-        rfc3339::readable_from_unix_ms(meta.collected_at_ms),
-        units::duration(Duration::from_micros(meta.collect_us)),
-    ));
+    lines.extend(wrap_units("", "  ", &host, "  ", width));
+    let when = vec![
+        format!("source {}", source_label(meta.source)),
+        format!(
+            "collected {} in {}",
+            rfc3339::readable_from_unix_ms(meta.collected_at_ms),
+            units::duration(Duration::from_micros(meta.collect_us)),
+        ),
+    ];
+    lines.extend(wrap_units("", "  ", &when, "  ", width));
     for warning in warnings {
         lines.extend(wrap_units(
             "! ",
