@@ -17,7 +17,6 @@ const EXIT_OK: u8 = 0;
 /// Nothing could be collected, or `--dev` named no device.
 const EXIT_NOTHING: u8 = 1;
 /// Bad options (clap uses the same status for its own usage errors).
-#[allow(dead_code)] // part of the documented exit statuses; clap exits with it itself
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
@@ -38,6 +37,10 @@ fn main() -> ExitCode {
 /// The interactive view. Kept as the single place that starts it, so the TUI
 /// plugs in here.
 fn run_interactive(cli: &Cli) -> Result<u8> {
+    if !restop::tui::has_terminal() {
+        tell("the interactive view needs a terminal; use --once or --json in pipes and scripts");
+        return Ok(EXIT_USAGE);
+    }
     restop::tui::run(
         open_source(cli)?,
         restop::tui::TuiOptions {

@@ -77,6 +77,12 @@ impl TuiOptions {
     }
 }
 
+/// True when stdin and stdout are a terminal, which the interactive view needs.
+pub fn has_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
