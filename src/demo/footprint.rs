@@ -243,6 +243,8 @@ pub struct Footprint {
     mrs: Vec<SimMr>,
     /// Round-robin cursor over CQs, SRQs and creator threads.
     turn: usize,
+    /// Set once the owner is tearing down: no more churn.
+    frozen: bool,
 }
 
 impl Footprint {
@@ -267,6 +269,7 @@ impl Footprint {
             qps: Vec::new(),
             mrs: Vec::new(),
             turn: 0,
+            frozen: false,
         };
         for pool in 0..fp.spec.qp_pools.len() {
             let target = fp.spec.qp_pools[pool].target as usize;
@@ -289,6 +292,11 @@ impl Footprint {
 
     pub fn mr_count(&self) -> usize {
         self.mrs.len()
+    }
+
+    #[cfg(test)]
+    pub fn qps_in(&self, state: QpState) -> usize {
+        self.qps.iter().filter(|q| q.state == state).count()
     }
 
     /// Creates `n` QPs in `pool` (each with its CM_ID when the pool uses rdma_cm).
@@ -393,6 +401,9 @@ impl Footprint {
     /// The ordinary churn of a busy program: connections and buffers come and
     /// go, the counts wandering within `target ± spread`.
     pub fn jitter(&mut self, ids: &mut DeviceIds, rng: &mut Rng) {
+        if self.frozen {
+            return;
+        }
         for pool in 0..self.spec.qp_pools.len() {
             let (target, spread) = {
                 let p = &self.spec.qp_pools[pool];
@@ -444,18 +455,19 @@ impl Footprint {
         moved
     }
 
-    /// Every QP goes to ERR at once: the job lost a peer and is tearing down.
+    /// Every QP goes to ERR at once and churn stops: the job lost a peer
+    /// and is tearing down.
     pub fn break_all_qps(&mut self, until: SimMs) {
+        self.frozen = true;
         for qp in &mut self.qps {
-            if !qp.state.is_error() {
-                qp.state = QpState::Err;
-                qp.fault_until = Some(until);
-            }
+            qp.state = QpState::Err;
+            qp.fault_until = Some(until);
         }
     }
 
-    /// Ends faults that are due: ERR QPs are destroyed and, when `reconnect`,
-    /// replaced by fresh working ones; SQE QPs are recovered in place.
+    /// Ends faults that are due: ERR QPs are destroyed and, when `reconnect`
+    /// (and the owner is not tearing down), replaced by fresh working ones;
+    /// SQE QPs are recovered in place.
     pub fn settle(&mut self, now: SimMs, reconnect: bool, ids: &mut DeviceIds, rng: &mut Rng) {
         let mut destroyed = vec![0usize; self.spec.qp_pools.len()];
         let mut i = 0;
@@ -480,7 +492,7 @@ impl Footprint {
             }
             i += 1;
         }
-        if reconnect {
+        if reconnect && !self.frozen {
             for (pool, n) in destroyed.into_iter().enumerate() {
                 self.add_qps(pool, n, ids, rng);
             }
@@ -568,7 +580,7 @@ impl Footprint {
             }));
         }
         for (i, (srqn, srq_type)) in self.srqns.iter().zip(&self.spec.srqs).enumerate() {
-            let mut qpns = srq_qpns.get(i).cloned().unwrap_or_default();
+            let mut qpns = srq_qpns.get_mut(i).map(std::mem::take).unwrap_or_default();
             qpns.sort_unstable();
             sink(Object::Srq(Srq {
                 device,
@@ -904,6 +916,21 @@ mod tests {
         fp.break_qps(0, 1, QpState::Sqe, 10, &mut rng);
         fp.settle(10, true, &mut ids, &mut rng);
         assert_eq!(qpns(&fp), before);
+    }
+
+    #[test]
+    fn a_footprint_tearing_down_stops_churning_and_reconnecting() {
+        let mut ids = DeviceIds::default();
+        let mut rng = Rng::new(8);
+        let mut fp = Footprint::create(storage_like(), &mut ids, &mut rng);
+        fp.break_qps(0, 2, QpState::Err, 50, &mut rng);
+        fp.break_all_qps(SimMs::MAX);
+        for now in 0..100 {
+            fp.jitter(&mut ids, &mut rng);
+            fp.settle(now * 10, true, &mut ids, &mut rng);
+        }
+        assert_eq!(fp.qps_in(QpState::Err), fp.qp_count(0));
+        assert_eq!(fp.qps_in(QpState::Rts), 0);
     }
 
     #[test]
