@@ -21,6 +21,7 @@ mod ids;
 mod rng;
 mod scenario;
 mod snapshot;
+mod spec;
 mod workloads;
 
 use crate::model::{Snapshot, SourceKind};
