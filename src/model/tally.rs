@@ -7,8 +7,9 @@ use super::objects::Object;
 use super::owner::OwnerKey;
 use super::resource::ResourceType;
 use super::snapshot::Tally;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// Which objects a snapshot keeps in full (ERR/SQE QPs are always kept).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,9 +42,11 @@ impl DetailScope {
 #[derive(Debug, Default)]
 pub struct ObjectAccumulator {
     scope: DetailScope,
-    tallies: HashMap<(OwnerKey, u32), Tally>,
+    // Fx hashing: these maps see one lookup per object of every dump
+    // (hundreds of thousands on big hosts), keyed by small trusted values.
+    tallies: FxHashMap<(OwnerKey, u32), Tally>,
     kept: Vec<Object>,
-    seen: HashSet<(u32, ResourceType, u64)>,
+    seen: FxHashSet<(u32, ResourceType, u64)>,
     duplicates: u64,
 }
 
@@ -66,11 +69,11 @@ impl ObjectAccumulator {
             self.duplicates += 1;
             return false;
         }
-        let owner = obj.owner().clone();
+        let slot = (obj.owner().clone(), obj.device());
         let tally = self
             .tallies
-            .entry((owner.clone(), obj.device()))
-            .or_insert_with(|| Tally::new(owner, obj.device()));
+            .entry(slot)
+            .or_insert_with_key(|(owner, device)| Tally::new(owner.clone(), *device));
         tally.counts.add(t, 1);
         match &obj {
             Object::Mr(mr) => tally.mr_bytes = tally.mr_bytes.saturating_add(mr.len),
