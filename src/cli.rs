@@ -110,6 +110,22 @@ pub struct Cli {
     )]
     pub timeout: Duration,
 
+    /// Minimum time between object dumps.
+    #[arg(
+        long = "objects-every",
+        value_name = "DURATION",
+        value_parser = parse_duration,
+        allow_hyphen_values = true,
+        help_heading = "Source",
+        long_help = "Minimum time between the per-object dumps (QPs, MRs, ... with their \
+                     owners) of the live host; device counts are still read at every \
+                     refresh. Object dumps are costly on big hosts (mlx5 queries firmware \
+                     once per QP), so restop also spaces them out by itself when they are \
+                     slow, and says so. Default: every refresh. Same format as --delay.\n\n\
+                     Example: --objects-every 30s"
+    )]
+    pub objects_every: Option<Duration>,
+
     /// Only this RDMA device.
     #[arg(
         long = "dev",
@@ -187,6 +203,26 @@ pub struct Cli {
                      Example: --top 5"
     )]
     pub top: usize,
+
+    /// Do not capture the mouse in the interactive view.
+    #[arg(
+        long = "no-mouse",
+        help_heading = "Interactive view",
+        long_help = "Leave the mouse to the terminal (text selection, scrollback) instead of \
+                     using it for scrolling, selecting rows and sorting by a click on a \
+                     column header.\n\nExample: restop --no-mouse"
+    )]
+    pub no_mouse: bool,
+
+    /// No colours in the interactive view.
+    #[arg(
+        long = "no-color",
+        help_heading = "Interactive view",
+        long_help = "Draw without colours (state is still shown by text and markers). \
+                     Setting the NO_COLOR environment variable to anything non-empty does \
+                     the same.\n\nExample: restop --no-color"
+    )]
+    pub no_color: bool,
 }
 
 /// What restop does once the options are read.

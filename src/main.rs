@@ -47,6 +47,9 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
             interval: cli.delay,
             filter: cli.filter(),
             sort: cli.sort,
+            direction: Some(cli.sort_direction()),
+            mouse: !cli.no_mouse,
+            color: !cli.no_color,
             ..Default::default()
         },
     )
@@ -100,6 +103,7 @@ fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
     }
     let options = LiveOptions {
         timeout: cli.timeout,
+        object_interval: cli.objects_every.unwrap_or_default(),
         ..LiveOptions::default()
     };
     Ok(Box::new(LiveSource::open(options)?))
