@@ -112,6 +112,10 @@ fn compare_tally(
 fn restop_exits_zero_and_its_json_follows_the_schema() {
     let Some(r) = results() else { return };
     let mut f = Failures::default();
+    eprintln!(
+        "restop --json took {:?} s, --once {:?} s (in the TCG guest)",
+        r.json.seconds, r.once.seconds
+    );
     f.check(r.json.rc == Some(0), || {
         format!(
             "restop --json exit status {:?}; stderr: {}",
@@ -143,6 +147,12 @@ fn restop_exits_zero_and_its_json_follows_the_schema() {
                 format!(
                     "meta.kernel: restop {}, uname -r {}",
                     meta["kernel"], r.kernel
+                )
+            });
+            f.check(meta["host"] == r.hostname.as_str(), || {
+                format!(
+                    "meta.host: restop {}, uname -n {}",
+                    meta["host"], r.hostname
                 )
             });
             // the scenario runs as root: nothing is withheld

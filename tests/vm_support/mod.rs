@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 #[derive(Clone, Debug)]
 pub struct Run {
     pub rc: Option<i32>,
+    pub seconds: Option<f64>,
     pub stdout: String,
     pub stderr: String,
 }
@@ -30,6 +31,7 @@ impl Run {
         let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
         Run {
             rc: read("rc").ok().and_then(|s| s.trim().parse().ok()),
+            seconds: read("seconds").ok().and_then(|s| s.trim().parse().ok()),
             stdout: read("stdout").unwrap_or_default(),
             stderr: read("stderr").unwrap_or_default(),
         }
@@ -59,8 +61,9 @@ pub struct Results {
     pub links: Vec<Link>,
     /// (device, type) → the device limit `ibv_devinfo -v` printed.
     pub limits: BTreeMap<(String, String), u64>,
-    /// `uname -r` in the guest.
+    /// `uname -r` and `uname -n` in the guest.
     pub kernel: String,
+    pub hostname: String,
 }
 
 impl Results {
@@ -85,9 +88,8 @@ impl Results {
             ready,
             links: load_links(&dir.join("env/rdma-link.json"))?,
             limits: load_limits(&dir.join("env/ibv_devinfo.txt"))?,
-            kernel: fs::read_to_string(dir.join("env/kernel.txt"))
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default(),
+            kernel: read_trimmed(&dir.join("env/kernel.txt")),
+            hostname: read_trimmed(&dir.join("env/hostname.txt")),
         })
     }
 
@@ -104,6 +106,12 @@ impl Results {
     pub fn workload(&self, name: &str) -> Option<&Ready> {
         self.ready.iter().find(|r| r.name == name)
     }
+}
+
+fn read_trimmed(path: &Path) -> String {
+    fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 fn load_links(path: &Path) -> Result<Vec<Link>, String> {

@@ -19,6 +19,7 @@ rdma -j -d link show >$OUT/env/rdma-link.json
 ibv_devinfo -v >$OUT/env/ibv_devinfo.txt
 lsmod >$OUT/env/lsmod.txt
 uname -r >$OUT/env/kernel.txt
+uname -n >$OUT/env/hostname.txt
 workloads_up || exit 2
 
 rdma_dump rdma-before
@@ -27,7 +28,8 @@ if command -v restop >/dev/null; then
 	capture restop-json restop --json
 	rdma_dump rdma-after
 	task_map tasks-after.tsv
-	capture restop-once restop --once
+	# --once is not on a terminal here: give it a fixed width
+	capture restop-once env COLUMNS=160 restop --once
 	mark "restop-done"
 else
 	echo "no restop binary in the guest (run-vm.sh -b PATH)" >$OUT/restop.missing
