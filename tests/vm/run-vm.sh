@@ -251,6 +251,7 @@ CONSOLE=$OUT/console.log
 # boot ACCEL WATCHDOG_SECS -> 0 ran, 124 timeout, 125 no /init within the watchdog
 boot() {
 	local accel=$1 watchdog=$2 args=()
+	# shellcheck disable=SC2054 # QEMU's own comma syntax
 	if [ "$accel" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg,thread=multi -cpu max); fi
 	local append="console=ttyS0 panic=-1 loglevel=4 mitigations=off restop_vm.timeout=$GUEST_TIMEOUT"
 	[ $INTERACTIVE = 1 ] && append+=" restop_vm.shell=1"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for guest scenarios (bash):  . /scenario/lib.sh
 # Everything written under $OUT reaches the host's output folder.
 OUT=/out
@@ -16,8 +17,8 @@ mark() {
 # gid_index DEV: the first RoCE v2 GID of port 1 holding an IPv4 address
 # (the GID table fills asynchronously after `rdma link add`: wait for it)
 gid_index() {
-	local port=/sys/class/infiniband/$1/ports/1 try g
-	for try in $(seq 50); do
+	local port=/sys/class/infiniband/$1/ports/1 _ g
+	for _ in $(seq 50); do
 		for g in $(ls "$port/gids" 2>/dev/null | sort -n); do
 			case $(cat "$port/gids/$g" 2>/dev/null) in
 			0000:0000:0000:0000:0000:ffff:*)
@@ -59,8 +60,8 @@ spawn() {
 
 # wait_ready FILE SECS: until FILE ends with its "ready" line
 wait_ready() {
-	local i
-	for i in $(seq $(($2 * 10))); do
+	local _
+	for _ in $(seq $(($2 * 10))); do
 		[ "$(tail -n 1 "$1" 2>/dev/null)" = ready ] && return 0
 		sleep 0.1
 	done
@@ -122,6 +123,7 @@ workloads_up() {
 	wait_rdma cm_id 'state LISTEN .*comm rping' 1 30 || return 1
 	spawn rping_client rping -c -a "$CM_ADDR" -p 7174 -C 1000000000 -S 64
 	wait_rdma cm_id 'state CONNECT .*comm rping' 2 30 || return 1
+	# shellcheck disable=SC2154 # set by spawn
 	kill -STOP "$PID_rping_client" "$PID_rping_server"
 	for w in objects threads pair cm; do
 		wait_ready $r/$w.txt 60 || return 1
@@ -132,8 +134,8 @@ workloads_up() {
 
 # wait_rdma TYPE REGEX N SECS: until `rdma res show TYPE` has N lines matching REGEX
 wait_rdma() {
-	local i
-	for i in $(seq $(($4 * 5))); do
+	local _
+	for _ in $(seq $(($4 * 5))); do
 		[ "$(rdma res show "$1" | grep -c -- "$2")" -ge "$3" ] && return 0
 		sleep 0.2
 	done

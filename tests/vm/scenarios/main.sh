@@ -13,13 +13,13 @@
 # are skipped and restop.missing is written.
 . /scenario/lib.sh
 rxe_up || exit 2
-mkdir -p $OUT/env
-rdma -j -d dev show >$OUT/env/rdma-dev.json
-rdma -j -d link show >$OUT/env/rdma-link.json
-ibv_devinfo -v >$OUT/env/ibv_devinfo.txt
-lsmod >$OUT/env/lsmod.txt
-uname -r >$OUT/env/kernel.txt
-uname -n >$OUT/env/hostname.txt
+mkdir -p "$OUT/env"
+rdma -j -d dev show >"$OUT"/env/rdma-dev.json
+rdma -j -d link show >"$OUT"/env/rdma-link.json
+ibv_devinfo -v >"$OUT"/env/ibv_devinfo.txt
+lsmod >"$OUT"/env/lsmod.txt
+uname -r >"$OUT"/env/kernel.txt
+uname -n >"$OUT"/env/hostname.txt
 workloads_up || exit 2
 
 rdma_dump rdma-before
@@ -32,7 +32,7 @@ if command -v restop >/dev/null; then
 	capture restop-once env COLUMNS=160 restop --once
 	mark "restop-done"
 else
-	echo "no restop binary in the guest (run-vm.sh -b PATH)" >$OUT/restop.missing
+	echo "no restop binary in the guest (run-vm.sh -b PATH)" >"$OUT"/restop.missing
 	rdma_dump rdma-after
 	task_map tasks-after.tsv
 fi
