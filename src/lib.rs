@@ -5,7 +5,11 @@
 //! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
 //! Every producer of snapshots implements [`source::Source`].
 
+pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod model;
+pub mod nldev;
+pub mod output;
 pub mod source;
+pub mod units;

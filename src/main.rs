@@ -1,3 +1,117 @@
-fn main() {
-    println!("restop");
+//! restop's entry point: read the options, pick a source, run the mode, and
+//! turn the outcome into an exit status (0 shown, 1 nothing collected, 2 usage).
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use restop::cli::{Cli, Mode};
+use restop::collect::{LiveOptions, LiveSource};
+use restop::demo::DemoSource;
+use restop::model::{DetailScope, Snapshot, SourceKind};
+use restop::output::{self, OnceOptions};
+use restop::source::{CollectRequest, Source};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Report shown.
+const EXIT_OK: u8 = 0;
+/// Nothing could be collected, or `--dev` named no device.
+const EXIT_NOTHING: u8 = 1;
+/// Bad options (clap uses the same status for its own usage errors).
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.mode() {
+        Mode::Interactive => run_interactive(&cli),
+        Mode::Once | Mode::Json => run_once(&cli),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            tell(&format!("{err:#}"));
+            ExitCode::from(EXIT_NOTHING)
+        }
+    }
+}
+
+/// The interactive view. Kept as the single place that starts it, so the TUI
+/// plugs in here.
+fn run_interactive(_cli: &Cli) -> Result<u8> {
+    tell("the interactive view is not available in this build; use --once or --json");
+    Ok(EXIT_USAGE)
+}
+
+/// `--once` and `--json`: one collection, one rendering, one write.
+fn run_once(cli: &Cli) -> Result<u8> {
+    let mut source = open_source(cli)?;
+    let request = CollectRequest {
+        details: DetailScope::ErrorsOnly,
+        force_objects: true,
+    };
+    let snapshot = source
+        .collect(&request)
+        .context("collecting RDMA resources")?;
+    if snapshot.devices.is_empty() && snapshot.meta.source == SourceKind::Live {
+        tell(
+            "no RDMA devices on this host (none is visible in this network namespace).\n\
+             Run `restop --demo` to explore restop with a simulated host",
+        );
+        return Ok(EXIT_NOTHING);
+    }
+
+    let filter = cli.filter();
+    let text = match cli.mode() {
+        Mode::Json => json_text(&snapshot, &filter)?,
+        _ => output::render_once(
+            &snapshot,
+            &filter,
+            &OnceOptions {
+                top: cli.top,
+                sort: cli.sort,
+                direction: cli.sort_direction(),
+            },
+        ),
+    };
+    write_stdout(&text)?;
+
+    if let Some(warning) = output::unknown_device_warning(&snapshot, &filter) {
+        tell(&warning.message);
+        return Ok(EXIT_NOTHING);
+    }
+    Ok(EXIT_OK)
+}
+
+/// The live host, or the simulated one when asked: never a silent fallback.
+fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
+    if cli.demo {
+        return Ok(Box::new(DemoSource::new(cli.seed, cli.delay)));
+    }
+    let options = LiveOptions {
+        timeout: cli.timeout,
+        ..LiveOptions::default()
+    };
+    Ok(Box::new(LiveSource::open(options)?))
+}
+
+fn json_text(snapshot: &Snapshot, filter: &restop::model::filter::Filter) -> Result<String> {
+    let document = output::render_json(snapshot, filter);
+    let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes everything to stdout. A reader that went away (`restop --once |
+/// head -1`) is not an error: there is no one left to tell.
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(err).context("writing to stdout"),
+    }
+}
+
+/// One message on stderr. Unlike `eprintln!`, never panics when stderr is gone.
+fn tell(message: &str) {
+    let _ = writeln!(io::stderr(), "restop: {message}");
 }

@@ -1,13 +1,56 @@
-//! Simulated host (placeholder until the demo source lands).
-use crate::model::Snapshot;
-use crate::model::SourceKind;
-use crate::source::{CollectError, CollectRequest, Source};
+//! `--demo`: a simulated RDMA host, deterministic from a seed.
+//!
+//! It is what a newcomer runs first, so it looks like a real GPU/storage
+//! server (see `host.rs` for the devices, `workloads.rs` for who uses them
+//! and `scenario.rs` for what happens over time): a dual-port ConnectX-7 with
+//! SR-IOV VFs, PyTorch trainers in Kubernetes pods, an SPDK NVMe-oF target,
+//! an inference server, a database, benchmarks, kernel users, one service
+//! that leaks, QPs falling into ERR, processes exiting and restarting, a VF
+//! near its QP limit and another near its MR limit.
+//!
+//! Snapshots are built with the same model machinery as live ones
+//! (`ObjectAccumulator`, `DetailScope`), so every view and output works on
+//! them unchanged. Time is simulated: each `collect()` after the first moves
+//! the clock forward by `step` from 2026-01-01T00:00:00Z, and the same seed
+//! with the same requests gives identical snapshots.
 
-pub struct DemoSource;
+mod clock;
+mod footprint;
+mod host;
+mod ids;
+mod rng;
+mod scenario;
+mod snapshot;
+mod workloads;
+
+use crate::model::{Snapshot, SourceKind};
+use crate::source::{CollectError, CollectRequest, Source};
+use rng::Rng;
+use scenario::World;
+use std::time::Duration;
+
+pub use snapshot::{HOST, KERNEL};
+
+/// Keeps the collection-time draws apart from the simulation's, so asking
+/// for snapshots never changes what happens on the host.
+const TIMING_SEED_SALT: u64 = 0x7469_6d69_6e67_0001;
+
+pub struct DemoSource {
+    world: World,
+    step: Duration,
+    collections: u64,
+    timing: Rng,
+}
 
 impl DemoSource {
-    pub fn new(_seed: u64, _step: std::time::Duration) -> DemoSource {
-        DemoSource
+    /// A simulated host; `step` is the simulated time between collections.
+    pub fn new(seed: u64, step: Duration) -> DemoSource {
+        DemoSource {
+            world: World::new(seed),
+            step,
+            collections: 0,
+            timing: Rng::new(seed ^ TIMING_SEED_SALT),
+        }
     }
 }
 
@@ -15,7 +58,12 @@ impl Source for DemoSource {
     fn kind(&self) -> SourceKind {
         SourceKind::Demo
     }
-    fn collect(&mut self, _request: &CollectRequest) -> Result<Snapshot, CollectError> {
-        Err(CollectError::Exhausted)
+
+    fn collect(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
+        if self.collections > 0 {
+            self.world.advance(self.step);
+        }
+        self.collections += 1;
+        Ok(snapshot::build(&self.world, request, &mut self.timing))
     }
 }

@@ -1,0 +1,16 @@
+//! Owners of RDMA objects, through procfs.
+//!
+//! The kernel reports the *thread* that created an object (`RES_PID`); restop groups
+//! objects per process, so each thread id is mapped to its thread group through
+//! `/proc/<tid>/status` (`/proc/<tid>` exists for every thread even though readdir lists
+//! only processes), and each process is told apart from a later one reusing its pid by its
+//! start time.
+
+mod container;
+mod files;
+mod reader;
+mod users;
+
+pub use container::container_from_cgroup;
+pub use reader::ProcReader;
+pub use users::UserNames;

@@ -1,0 +1,255 @@
+//! The `--json` document: one JSON object describing a snapshot under the
+//! filters (schema in docs/json.md). Built without I/O; the caller serializes.
+
+mod view;
+
+pub use view::*;
+
+use super::rfc3339;
+use super::selection::Selection;
+use crate::model::consumers::Consumer;
+use crate::model::error_qps::ErrorQp;
+use crate::model::filter::Filter;
+use crate::model::{
+    Device, NetnsMode, OwnerKey, Port, ProcessInfo, ResourceType, Runtime, Snapshot, SourceKind,
+    Warning, WarningKind,
+};
+
+/// The document for `snapshot` under `filter`.
+///
+/// Filters restrict `devices` (`--dev`), the owners and what they are counted
+/// over, and `error_qps`; counts always carry every type so the shape does not
+/// depend on `--type`.
+pub fn render_json(snapshot: &Snapshot, filter: &Filter) -> JsonDocument {
+    let selection = Selection::new(snapshot, filter);
+    JsonDocument {
+        schema_version: SCHEMA_VERSION,
+        meta: meta(snapshot, &selection.warnings),
+        devices: selection.devices.iter().map(|d| device(d)).collect(),
+        processes: selection.processes().filter_map(process).collect(),
+        kernel: selection.kernel_owners().map(kernel_owner).collect(),
+        unattributed: selection
+            .unattributed()
+            .map(bucket)
+            .unwrap_or_else(empty_bucket),
+        error_qps: selection
+            .error_qps
+            .iter()
+            .map(|e| error_qp(snapshot, e))
+            .collect(),
+    }
+}
+
+fn meta(snapshot: &Snapshot, warnings: &[Warning]) -> MetaView {
+    let m = &snapshot.meta;
+    MetaView {
+        source: match m.source {
+            SourceKind::Live => "live",
+            SourceKind::Demo => "demo",
+            SourceKind::Replay => "replay",
+        },
+        restop_version: env!("CARGO_PKG_VERSION"),
+        host: m.host.clone(),
+        kernel: m.kernel.clone(),
+        collected_at: rfc3339::from_unix_ms(m.collected_at_ms),
+        collected_at_ms: m.collected_at_ms,
+        collect_ms: m.collect_us as f64 / 1000.0,
+        netns_mode: m.netns_mode.map(|n| match n {
+            NetnsMode::Shared => "shared",
+            NetnsMode::Exclusive => "exclusive",
+        }),
+        hidden_fields: m.hidden_fields.clone(),
+        warnings: warnings
+            .iter()
+            .map(|w| WarningView {
+                kind: warning_kind(w.kind),
+                message: w.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn warning_kind(kind: WarningKind) -> &'static str {
+    match kind {
+        WarningKind::Permission => "permission",
+        WarningKind::DumpFailed => "dump_failed",
+        WarningKind::DeviceVanished => "device_vanished",
+        WarningKind::Netns => "netns",
+        WarningKind::Unattributed => "unattributed",
+        WarningKind::Procfs => "procfs",
+        WarningKind::SlowDump => "slow_dump",
+        WarningKind::Other => "other",
+    }
+}
+
+fn device(d: &Device) -> DeviceView {
+    DeviceView {
+        name: d.name.clone(),
+        index: d.index,
+        node_guid: d.node_guid.map(guid),
+        fw_version: d.fw_version.clone(),
+        node_type: d.node_type.clone(),
+        protocol: d.protocol.clone(),
+        pci: d.pci.clone(),
+        pf: d.pf.clone(),
+        ports: d.ports.iter().map(port).collect(),
+        usage: OrderedMap(
+            ResourceType::ALL
+                .into_iter()
+                .filter_map(|t| {
+                    d.usage.get(t).map(|e| {
+                        (
+                            t.name().to_string(),
+                            UsageView {
+                                current: e.current,
+                                max: e.max,
+                                ratio: e.ratio(),
+                            },
+                        )
+                    })
+                })
+                .collect(),
+        ),
+        objects_collected_at_ms: d.objects.collected_at_ms,
+        object_errors: d
+            .objects
+            .errors
+            .iter()
+            .map(|(t, message)| ObjectErrorView {
+                resource_type: t.name(),
+                message: message.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// `0011:2233:4455:6677`, as iproute2 prints GUIDs.
+pub fn guid(g: u64) -> String {
+    format!(
+        "{:04x}:{:04x}:{:04x}:{:04x}",
+        (g >> 48) & 0xffff,
+        (g >> 32) & 0xffff,
+        (g >> 16) & 0xffff,
+        g & 0xffff
+    )
+}
+
+fn port(p: &Port) -> PortView {
+    PortView {
+        index: p.index,
+        state: p.state.map(|s| s.to_string()),
+        phys_state: p.phys_state.map(|s| s.to_string()),
+        netdev: p.netdev.clone(),
+    }
+}
+
+fn bucket(c: &Consumer) -> BucketView {
+    BucketView {
+        counts: OrderedMap(
+            c.counts
+                .iter()
+                .map(|(t, n)| (t.name().to_string(), n))
+                .collect(),
+        ),
+        mr_bytes: c.mr_bytes,
+        qp_states: OrderedMap(
+            c.qp_states
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(s, n)| (s.to_string(), n))
+                .collect(),
+        ),
+        devices: c.devices.clone(),
+    }
+}
+
+/// An empty bucket still lists every type, so readers never miss a key.
+fn empty_bucket() -> BucketView {
+    BucketView {
+        counts: OrderedMap(
+            ResourceType::ALL
+                .into_iter()
+                .map(|t| (t.name().to_string(), 0))
+                .collect(),
+        ),
+        ..BucketView::default()
+    }
+}
+
+fn process(c: &Consumer) -> Option<ProcessView> {
+    let OwnerKey::Process(key) = c.owner else {
+        return None;
+    };
+    let info = c
+        .process
+        .clone()
+        .unwrap_or_else(|| ProcessInfo::unknown(key));
+    Some(ProcessView {
+        pid: key.pid,
+        start_time: key.start_time,
+        started_at: info.started_at.map(rfc3339::from_unix_secs),
+        comm: info.comm.clone(),
+        name: c.name.clone(),
+        cmdline: info.cmdline.clone(),
+        uid: info.uid,
+        user: info.user.clone(),
+        container: info.container.as_ref().map(|ct| ContainerView {
+            runtime: runtime(ct.runtime),
+            id: ct.id.clone(),
+            pod: ct.pod.clone(),
+        }),
+        threads: info
+            .creator_threads
+            .iter()
+            .filter(|(tid, _)| *tid != key.pid)
+            .map(|(tid, comm)| ThreadView {
+                tid: *tid,
+                comm: comm.clone(),
+            })
+            .collect(),
+        holdings: bucket(c),
+    })
+}
+
+fn runtime(r: Runtime) -> &'static str {
+    match r {
+        Runtime::Docker => "docker",
+        Runtime::Containerd => "containerd",
+        Runtime::Crio => "crio",
+        Runtime::Podman => "podman",
+        Runtime::Kubernetes => "kubernetes",
+        Runtime::Systemd => "systemd",
+    }
+}
+
+fn kernel_owner(c: &Consumer) -> KernelOwnerView {
+    let name = match &c.owner {
+        OwnerKey::Kernel(name) => name.clone(),
+        _ => c.name.clone(),
+    };
+    KernelOwnerView {
+        name,
+        holdings: bucket(c),
+    }
+}
+
+fn error_qp(snapshot: &Snapshot, e: &ErrorQp) -> ErrorQpView {
+    let comm = match &e.qp.owner {
+        OwnerKey::Process(key) => snapshot
+            .process(key)
+            .map(|p| p.comm.clone())
+            .filter(|c| !c.is_empty()),
+        _ => None,
+    };
+    ErrorQpView {
+        device: e.device.clone(),
+        port: e.qp.port,
+        lqpn: e.qp.lqpn,
+        rqpn: e.qp.rqpn,
+        qp_type: e.qp.qp_type.to_string(),
+        state: e.qp.state.to_string(),
+        pid: e.pid(),
+        comm,
+        owner: e.owner_name.clone(),
+    }
+}

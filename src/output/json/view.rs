@@ -1,0 +1,154 @@
+//! The `--json` document's shape (schema version 1, see docs/json.md).
+//!
+//! These structs are a view of the model made for readers of the document:
+//! names as the kernel and iproute2 spell them, `null` for unknown values,
+//! and fields in the documented order. Changing them changes the contract.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+pub struct JsonDocument {
+    pub schema_version: u32,
+    pub meta: MetaView,
+    pub devices: Vec<DeviceView>,
+    pub processes: Vec<ProcessView>,
+    pub kernel: Vec<KernelOwnerView>,
+    pub unattributed: BucketView,
+    pub error_qps: Vec<ErrorQpView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MetaView {
+    pub source: &'static str,
+    pub restop_version: &'static str,
+    pub host: String,
+    pub kernel: String,
+    pub collected_at: String,
+    pub collected_at_ms: u64,
+    pub collect_ms: f64,
+    pub netns_mode: Option<&'static str>,
+    pub hidden_fields: Vec<String>,
+    pub warnings: Vec<WarningView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WarningView {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DeviceView {
+    pub name: String,
+    pub index: u32,
+    pub node_guid: Option<String>,
+    pub fw_version: Option<String>,
+    pub node_type: Option<String>,
+    pub protocol: Option<String>,
+    pub pci: Option<String>,
+    pub pf: Option<String>,
+    pub ports: Vec<PortView>,
+    pub usage: OrderedMap<UsageView>,
+    pub objects_collected_at_ms: Option<u64>,
+    pub object_errors: Vec<ObjectErrorView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PortView {
+    pub index: u32,
+    pub state: Option<String>,
+    pub phys_state: Option<String>,
+    pub netdev: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UsageView {
+    pub current: u64,
+    pub max: Option<u64>,
+    pub ratio: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ObjectErrorView {
+    #[serde(rename = "type")]
+    pub resource_type: &'static str,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProcessView {
+    pub pid: u32,
+    pub start_time: u64,
+    pub started_at: Option<String>,
+    pub comm: String,
+    pub name: String,
+    pub cmdline: Vec<String>,
+    pub uid: Option<u32>,
+    pub user: Option<String>,
+    pub container: Option<ContainerView>,
+    pub threads: Vec<ThreadView>,
+    #[serde(flatten)]
+    pub holdings: BucketView,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ContainerView {
+    pub runtime: &'static str,
+    pub id: String,
+    pub pod: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ThreadView {
+    pub tid: u32,
+    pub comm: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct KernelOwnerView {
+    pub name: String,
+    #[serde(flatten)]
+    pub holdings: BucketView,
+}
+
+/// What one owner holds: counts per type, registered bytes, QPs per state,
+/// and the devices it holds them on.
+#[derive(Debug, Default, Serialize)]
+pub struct BucketView {
+    pub counts: OrderedMap<u64>,
+    pub mr_bytes: u64,
+    pub qp_states: OrderedMap<u64>,
+    pub devices: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ErrorQpView {
+    pub device: String,
+    pub port: Option<u32>,
+    pub lqpn: u32,
+    pub rqpn: Option<u32>,
+    #[serde(rename = "type")]
+    pub qp_type: String,
+    pub state: String,
+    pub pid: Option<u32>,
+    pub comm: Option<String>,
+    pub owner: String,
+}
+
+/// A JSON object whose keys keep the order they were inserted in (display
+/// order: `qp`, `cq`, `mr`, ... and QP states in lifecycle order).
+#[derive(Debug, Default)]
+pub struct OrderedMap<V>(pub Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for OrderedMap<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}

@@ -1,0 +1,12 @@
+//! Rendering snapshots for `--once` and `--json`. Pure functions from a
+//! snapshot and the filters to text or a serializable document; the caller
+//! writes them out.
+
+pub mod json;
+pub mod rfc3339;
+pub mod selection;
+pub mod text;
+
+pub use json::{JsonDocument, render_json};
+pub use selection::{Selection, unknown_device_warning};
+pub use text::{OnceOptions, render_once};

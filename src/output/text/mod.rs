@@ -1,0 +1,74 @@
+//! The `--once` report: plain text, at most 80 columns, built as a string
+//! with no I/O so it can be compared against golden files.
+
+mod consumers;
+mod devices;
+mod error_qps;
+mod header;
+pub mod layout;
+
+use super::selection::Selection;
+use crate::model::ResourceType;
+use crate::model::Snapshot;
+use crate::model::consumers::{SortDirection, SortKey};
+use crate::model::filter::Filter;
+
+/// Every line of the report fits in this many columns.
+pub const WIDTH: usize = 80;
+
+/// How the report's tables are cut and ordered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OnceOptions {
+    /// Rows of the consumers table and of the ERROR QP list (0 = all).
+    pub top: usize,
+    pub sort: SortKey,
+    pub direction: SortDirection,
+}
+
+impl Default for OnceOptions {
+    fn default() -> Self {
+        OnceOptions {
+            top: 20,
+            sort: SortKey::default(),
+            direction: SortDirection::Descending,
+        }
+    }
+}
+
+/// The whole report, each line ending in a newline.
+pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {
+    let selection = Selection::new(snapshot, filter);
+    let mut sections = vec![
+        header::header(snapshot, &selection.warnings, WIDTH),
+        devices::devices(snapshot, &selection.devices, &selection.filter, WIDTH),
+        consumers::consumers(
+            &selection.consumers,
+            &selection.filter,
+            &consumers::TableOptions {
+                top: options.top,
+                sort: options.sort,
+                direction: options.direction,
+                width: WIDTH,
+            },
+        ),
+    ];
+    // With --type leaving QPs out, the ERROR QP list would only be noise.
+    if selection.filter.shows_type(ResourceType::Qp) {
+        sections.push(error_qps::error_qps(
+            &selection.error_qps,
+            options.top,
+            WIDTH,
+        ));
+    }
+    let mut out = String::new();
+    for (i, section) in sections.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        for line in section {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}

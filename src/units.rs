@@ -1,0 +1,208 @@
+//! How numbers are written for people: byte sizes, counts, percentages and
+//! durations. Shared by the `--once` report and the interactive view so the
+//! same quantity always reads the same way.
+//!
+//! Every formatter keeps its output short and of bounded width so tables can
+//! size their columns without measuring every possible value:
+//! - [`bytes`]: at most 8 characters (`1023 KiB`, `99.5 GiB`, `512 B`);
+//! - [`count`]: at most 6 characters (exact up to 999999, then `1.2M`, `16.8M`, `345M`, `1.0G`);
+//! - [`percent`]: at most 5 characters for ratios up to 9.99 (`<0.1%`, `0.8%`, `42%`);
+//! - [`duration`]: `450 µs`, `2.5 ms`, `12 ms`, `1.5 s`, `2m 05s`.
+
+use std::time::Duration;
+
+const IEC_UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+
+/// A byte size in IEC units: `512 B`, `4 KiB`, `1.5 GiB`, `123 MiB`.
+///
+/// One decimal below 100 of a unit (dropped when it is `.0`), whole numbers
+/// from 100 up; a value that would round to 1024 moves to the next unit.
+pub fn bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < IEC_UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    // 1023.97 KiB would print as "1024 KiB": show it as the next unit instead.
+    if value.round() >= 1024.0 && unit + 1 < IEC_UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{} {}", one_decimal_below_100(value), IEC_UNITS[unit])
+}
+
+/// An object count: exact up to 999999 (it fits, and operators compare exact
+/// numbers against limits), then one decimal below 100 of a unit (`1.2M`,
+/// `16.8M`) and whole numbers above (`345M`), with SI suffixes M, G, T, P, E.
+pub fn count(n: u64) -> String {
+    if n < 1_000_000 {
+        return n.to_string();
+    }
+    const SCALES: [(f64, &str); 5] = [
+        (1e6, "M"),
+        (1e9, "G"),
+        (1e12, "T"),
+        (1e15, "P"),
+        (1e18, "E"),
+    ];
+    let n = n as f64;
+    let mut pick = SCALES[0];
+    for scale in SCALES {
+        // Move up when the value would print as 1000 or more of this suffix
+        // (999.6M is "1.0G", not "1000M").
+        if n >= scale.0 * 0.9995 {
+            pick = scale;
+        }
+    }
+    let value = n / pick.0;
+    if value < 99.95 {
+        format!("{value:.1}{}", pick.1)
+    } else {
+        format!("{value:.0}{}", pick.1)
+    }
+}
+
+/// A ratio (0.0 = 0%, 1.0 = 100%) as a percentage.
+///
+/// One decimal below 10%, whole numbers above. Never rounds a non-zero value
+/// to `0%` (it is `<0.1%`) nor a value below the limit to `100%` (it is `99%`),
+/// so "empty" and "full" are only printed when they are true.
+pub fn percent(ratio: f64) -> String {
+    if !ratio.is_finite() || ratio <= 0.0 {
+        return "0%".to_string();
+    }
+    let pct = ratio * 100.0;
+    if pct < 0.05 {
+        return "<0.1%".to_string();
+    }
+    if pct < 9.95 {
+        return format!("{pct:.1}%");
+    }
+    if ratio < 1.0 && pct.round() >= 100.0 {
+        return "99%".to_string();
+    }
+    format!("{pct:.0}%")
+}
+
+/// A duration: `450 µs`, `2.5 ms`, `12 ms`, `1.5 s`, `12 s`, `2m 05s`, `3h 07m`.
+pub fn duration(d: Duration) -> String {
+    let us = d.as_micros();
+    if us < 1_000 {
+        return format!("{us} µs");
+    }
+    let ms = us as f64 / 1_000.0;
+    if ms < 999.5 {
+        return format!("{} ms", one_decimal_below_10(ms));
+    }
+    let secs = us as f64 / 1_000_000.0;
+    if secs < 59.95 {
+        return format!("{} s", one_decimal_below_10(secs));
+    }
+    let whole = d.as_secs() + u64::from(d.subsec_millis() >= 500);
+    if whole < 3600 {
+        return format!("{}m {:02}s", whole / 60, whole % 60);
+    }
+    format!("{}h {:02}m", whole / 3600, (whole % 3600) / 60)
+}
+
+fn one_decimal_below_100(value: f64) -> String {
+    if value < 99.95 {
+        trim_zero_decimal(format!("{value:.1}"))
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+fn one_decimal_below_10(value: f64) -> String {
+    if value < 9.95 {
+        trim_zero_decimal(format!("{value:.1}"))
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+/// `4.0` reads better as `4` (page sizes, whole seconds).
+fn trim_zero_decimal(text: String) -> String {
+    match text.strip_suffix(".0") {
+        Some(whole) => whole.to_string(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_use_iec_units() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1024), "1 KiB");
+        assert_eq!(bytes(4096), "4 KiB");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(3 * 1024 * 1024 / 2 * 1024), "1.5 GiB");
+        assert_eq!(bytes(150 * 1024 * 1024), "150 MiB");
+        assert_eq!(bytes(99 * 1024 + 1000), "100 KiB");
+    }
+
+    #[test]
+    fn bytes_never_print_1024_of_a_unit() {
+        assert_eq!(bytes(1024 * 1024 - 1), "1 MiB");
+        assert_eq!(bytes(1023 * 1024), "1023 KiB");
+    }
+
+    #[test]
+    fn bytes_stay_within_eight_characters() {
+        let mut n = 1u64;
+        while n < u64::MAX / 3 {
+            for m in [n, n * 3 - 1, n * 2 - 1] {
+                assert!(bytes(m).chars().count() <= 8, "{m} -> {}", bytes(m));
+            }
+            n *= 2;
+        }
+        assert_eq!(bytes(u64::MAX), "16 EiB");
+    }
+
+    #[test]
+    fn counts_are_exact_up_to_six_digits() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(131072), "131072");
+        assert_eq!(count(999_999), "999999");
+        assert_eq!(count(1_000_000), "1.0M");
+        assert_eq!(count(1_250_000), "1.2M");
+        assert_eq!(count(16_777_216), "16.8M");
+        assert_eq!(count(345_000_000), "345M");
+        assert_eq!(count(999_600_000), "1.0G");
+        assert_eq!(count(2_000_000_000_000), "2.0T");
+        assert!(count(u64::MAX).chars().count() <= 6);
+    }
+
+    #[test]
+    fn percentages_never_lie_about_empty_or_full() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.000_01), "<0.1%");
+        assert_eq!(percent(1024.0 / 131072.0), "0.8%");
+        assert_eq!(percent(0.42), "42%");
+        assert_eq!(percent(0.9999), "99%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(1.5), "150%");
+        assert_eq!(percent(f64::NAN), "0%");
+    }
+
+    #[test]
+    fn durations_pick_a_readable_unit() {
+        assert_eq!(duration(Duration::from_micros(450)), "450 µs");
+        assert_eq!(duration(Duration::from_micros(2_500)), "2.5 ms");
+        assert_eq!(duration(Duration::from_millis(12)), "12 ms");
+        assert_eq!(duration(Duration::from_millis(1_500)), "1.5 s");
+        assert_eq!(duration(Duration::from_secs(2)), "2 s");
+        assert_eq!(duration(Duration::from_secs(12)), "12 s");
+        assert_eq!(duration(Duration::from_secs(125)), "2m 05s");
+        assert_eq!(duration(Duration::from_secs(3 * 3600 + 7 * 60)), "3h 07m");
+    }
+}
