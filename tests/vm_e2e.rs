@@ -65,7 +65,7 @@ fn either<T: PartialEq + Debug>(
 /// Compares one owner row's counts, MR bytes, QP states and devices.
 fn compare_tally(
     f: &mut Failures,
-    c: &Compared,
+    explain: &Expected,
     owner: &Owner,
     label: &str,
     restop: &Tally,
@@ -79,7 +79,7 @@ fn compare_tally(
             &restop.count(kind),
             &before.count(kind),
             &after.count(kind),
-            || format!("rdma's objects: {}", c.before.objects_of(owner, kind)),
+            || format!("rdma's objects: {}", explain.objects_of(owner, kind)),
         );
     }
     either(
@@ -88,7 +88,7 @@ fn compare_tally(
         &restop.mr_bytes,
         &before.mr_bytes,
         &after.mr_bytes,
-        || format!("rdma's MRs: {}", c.before.objects_of(owner, "mr")),
+        || format!("rdma's MRs: {}", explain.objects_of(owner, "mr")),
     );
     either(
         f,
@@ -96,7 +96,7 @@ fn compare_tally(
         &restop.qp_states,
         &before.qp_states,
         &after.qp_states,
-        || format!("rdma's QPs: {}", c.before.objects_of(owner, "qp")),
+        || format!("rdma's QPs: {}", explain.objects_of(owner, "qp")),
     );
     either(
         f,
@@ -316,59 +316,108 @@ fn error_qps_match_rdma() {
     f.finish("error QPs");
 }
 
-#[test]
-fn per_process_counts_match_rdma_grouped_by_process() {
-    let Some(c) = compared() else { return };
-    let mut f = Failures::default();
-    f.check(c.restop.duplicate_pids.is_empty(), || {
+/// Every process restop or rdma (before/after) knows: one row each, same tallies.
+fn compare_processes(
+    f: &mut Failures,
+    c: &Compared,
+    prefix: &str,
+    view: &RestopView,
+    before: &Expected,
+    after: &Expected,
+) {
+    f.check(view.duplicate_pids.is_empty(), || {
         format!(
-            "restop lists these pids more than once: {:?}",
-            c.restop.duplicate_pids
+            "{prefix}restop lists these pids more than once: {:?}",
+            view.duplicate_pids
         )
     });
-    let pids: BTreeSet<u32> = c
-        .before
+    let pids: BTreeSet<u32> = before
         .processes
         .keys()
-        .chain(c.after.processes.keys())
-        .chain(c.restop.processes.keys())
+        .chain(after.processes.keys())
+        .chain(view.processes.keys())
         .copied()
         .collect();
     let empty = Tally::default();
+    let tasks = &c.results.before.tasks;
     for pid in pids {
-        let row = c.restop.processes.get(&pid);
+        let row = view.processes.get(&pid);
         let comm = row
             .map(|p| p.comm.clone())
-            .or_else(|| c.results.before.tasks.comm(pid).map(str::to_string))
+            .or_else(|| tasks.comm(pid).map(str::to_string))
             .unwrap_or_default();
-        let label = match c.results.before.tasks.tgid(pid) {
+        let label = match tasks.tgid(pid) {
             Some(tgid) if tgid != pid => {
-                format!("process {pid} ({comm}; /proc says it is a thread of pid {tgid})")
+                format!("{prefix}process {pid} ({comm}; /proc says it is a thread of pid {tgid})")
             }
-            _ => format!("process {pid} ({comm})"),
+            _ => format!("{prefix}process {pid} ({comm})"),
         };
-        if row.is_none() {
+        let Some(row) = row else {
             f.fail(format!(
                 "{label} owns objects in rdma but has no row in restop: {}",
                 TYPES
                     .iter()
-                    .map(|k| c.before.objects_of(&Owner::Process(pid), k))
+                    .map(|k| before.objects_of(&Owner::Process(pid), k))
                     .filter(|s| s != "none")
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
             continue;
-        }
+        };
         compare_tally(
-            &mut f,
-            &c,
+            f,
+            before,
             &Owner::Process(pid),
             &label,
-            row.map_or(&empty, |p| &p.tally),
-            c.before.processes.get(&pid).unwrap_or(&empty),
-            c.after.processes.get(&pid).unwrap_or(&empty),
+            &row.tally,
+            before.processes.get(&pid).unwrap_or(&empty),
+            after.processes.get(&pid).unwrap_or(&empty),
         );
     }
+}
+
+/// Kernel owner rows and the unattributed row.
+fn compare_kernel_and_unattributed(
+    f: &mut Failures,
+    prefix: &str,
+    view: &RestopView,
+    before: &Expected,
+    after: &Expected,
+) {
+    let empty = Tally::default();
+    let names: BTreeSet<&String> = before
+        .kernel
+        .keys()
+        .chain(after.kernel.keys())
+        .chain(view.kernel.keys())
+        .collect();
+    for name in names {
+        compare_tally(
+            f,
+            before,
+            &Owner::Kernel(name.clone()),
+            &format!("{prefix}kernel [{name}]"),
+            view.kernel.get(name).unwrap_or(&empty),
+            before.kernel.get(name).unwrap_or(&empty),
+            after.kernel.get(name).unwrap_or(&empty),
+        );
+    }
+    compare_tally(
+        f,
+        before,
+        &Owner::Unattributed,
+        &format!("{prefix}unattributed"),
+        &view.unattributed,
+        &before.unattributed,
+        &after.unattributed,
+    );
+}
+
+#[test]
+fn per_process_counts_match_rdma_grouped_by_process() {
+    let Some(c) = compared() else { return };
+    let mut f = Failures::default();
+    compare_processes(&mut f, &c, "", &c.restop, &c.before, &c.after);
     f.finish("per-process counts");
 }
 
@@ -376,34 +425,7 @@ fn per_process_counts_match_rdma_grouped_by_process() {
 fn kernel_unattributed_and_totals_match_rdma() {
     let Some(c) = compared() else { return };
     let mut f = Failures::default();
-    let empty = Tally::default();
-    let names: BTreeSet<&String> = c
-        .before
-        .kernel
-        .keys()
-        .chain(c.after.kernel.keys())
-        .chain(c.restop.kernel.keys())
-        .collect();
-    for name in names {
-        compare_tally(
-            &mut f,
-            &c,
-            &Owner::Kernel(name.clone()),
-            &format!("kernel [{name}]"),
-            c.restop.kernel.get(name).unwrap_or(&empty),
-            c.before.kernel.get(name).unwrap_or(&empty),
-            c.after.kernel.get(name).unwrap_or(&empty),
-        );
-    }
-    compare_tally(
-        &mut f,
-        &c,
-        &Owner::Unattributed,
-        "unattributed",
-        &c.restop.unattributed,
-        &c.before.unattributed,
-        &c.after.unattributed,
-    );
+    compare_kernel_and_unattributed(&mut f, "", &c.restop, &c.before, &c.after);
     for kind in TYPES {
         let rows = |e: &Expected| e.rows_per_type.get(kind).copied().unwrap_or(0);
         let summary = |s: &vm_support::rdma::Snapshot| {
@@ -566,4 +588,101 @@ fn multi_threaded_workload_is_one_process() {
         }
     }
     f.finish("multi-threaded workload");
+}
+
+#[test]
+fn filters_select_one_device_and_the_process_of_a_thread() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let mut f = Failures::default();
+
+    let prefix = "--dev rxe1: ";
+    match r.json_dev_rxe1.parse() {
+        Err(e) => f.fail(format!("{prefix}{e}")),
+        Ok(doc) => {
+            f.check(r.json_dev_rxe1.rc == Some(0), || {
+                format!("{prefix}exit status {:?}", r.json_dev_rxe1.rc)
+            });
+            let devices: Vec<&str> = doc["devices"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d["name"].as_str())
+                .collect();
+            f.check(devices == ["rxe1"], || {
+                format!("{prefix}devices {devices:?}")
+            });
+            let view = RestopView::from_json(&doc);
+            let before = r.before.expected_on(Some("rxe1"));
+            let after = r.after.expected_on(Some("rxe1"));
+            compare_processes(&mut f, &c, prefix, &view, &before, &after);
+            compare_kernel_and_unattributed(&mut f, prefix, &view, &before, &after);
+            either(
+                &mut f,
+                &format!("{prefix}error_qps"),
+                &view.error_qps,
+                &before.error_qps,
+                &after.error_qps,
+                String::new,
+            );
+        }
+    }
+
+    let Some(w) = r.workload("threads") else {
+        panic!(
+            "no ready file of the threads workload in {}",
+            r.dir.display()
+        );
+    };
+    let live = w
+        .all("thread")
+        .find(|l| l.get("name") == Some("wl_live"))
+        .and_then(|l| l.num("tid"));
+    let prefix = format!(
+        "--pid {} (thread wl_live of pid {}): ",
+        live.unwrap_or(0),
+        w.pid
+    );
+    match r.json_pid_thread.parse() {
+        Err(e) => f.fail(format!("{prefix}{e}")),
+        Ok(doc) => {
+            f.check(r.json_pid_thread.rc == Some(0), || {
+                format!("{prefix}exit status {:?}", r.json_pid_thread.rc)
+            });
+            let view = RestopView::from_json(&doc);
+            let pids: Vec<u32> = view.processes.keys().copied().collect();
+            f.check(pids == [w.pid], || {
+                format!("{prefix}processes {pids:?}, want only [{}]", w.pid)
+            });
+            // only that process: no kernel rows, nothing unattributed
+            let only = |e: &Expected| Expected {
+                processes: e
+                    .processes
+                    .iter()
+                    .filter(|(pid, _)| **pid == w.pid)
+                    .map(|(pid, t)| (*pid, t.clone()))
+                    .collect(),
+                error_qps: e
+                    .error_qps
+                    .iter()
+                    .filter(|q| q.pid == Some(w.pid))
+                    .cloned()
+                    .collect(),
+                explain: e.explain.clone(),
+                ..Expected::default()
+            };
+            let (before, after) = (only(&c.before), only(&c.after));
+            compare_processes(&mut f, &c, &prefix, &view, &before, &after);
+            compare_kernel_and_unattributed(&mut f, &prefix, &view, &before, &after);
+            either(
+                &mut f,
+                &format!("{prefix}error_qps"),
+                &view.error_qps,
+                &before.error_qps,
+                &after.error_qps,
+                String::new,
+            );
+        }
+    }
+    f.finish("filters");
 }

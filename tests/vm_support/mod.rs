@@ -27,6 +27,17 @@ pub struct Run {
 }
 
 impl Run {
+    /// Its stdout as JSON.
+    pub fn parse(&self) -> Result<Value, String> {
+        serde_json::from_str(&self.stdout).map_err(|e| {
+            format!(
+                "output is not JSON ({e}); exit status {:?}, stderr: {}",
+                self.rc,
+                self.stderr.trim()
+            )
+        })
+    }
+
     fn load(dir: &Path, name: &str) -> Run {
         let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
         Run {
@@ -57,6 +68,9 @@ pub struct Results {
     pub after: Snapshot,
     pub json: Run,
     pub once: Run,
+    /// `--json --dev rxe1` and `--json --pid <tid of a worker thread>`.
+    pub json_dev_rxe1: Run,
+    pub json_pid_thread: Run,
     pub ready: Vec<Ready>,
     pub links: Vec<Link>,
     /// (device, type) → the device limit `ibv_devinfo -v` printed.
@@ -85,6 +99,8 @@ impl Results {
             after: Snapshot::load(&dir.join("rdma-after"), &dir.join("tasks-after.tsv"))?,
             json: Run::load(dir, "restop-json"),
             once: Run::load(dir, "restop-once"),
+            json_dev_rxe1: Run::load(dir, "restop-json-dev-rxe1"),
+            json_pid_thread: Run::load(dir, "restop-json-pid-thread"),
             ready,
             links: load_links(&dir.join("env/rdma-link.json"))?,
             limits: load_limits(&dir.join("env/ibv_devinfo.txt"))?,
@@ -95,12 +111,7 @@ impl Results {
 
     /// restop's `--json` output, parsed.
     pub fn restop_json(&self) -> Result<Value, String> {
-        serde_json::from_str(&self.json.stdout).map_err(|e| {
-            format!(
-                "restop --json output is not JSON ({e}); stderr: {}",
-                self.json.stderr.trim()
-            )
-        })
+        self.json.parse()
     }
 
     pub fn workload(&self, name: &str) -> Option<&Ready> {

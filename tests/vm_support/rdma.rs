@@ -263,8 +263,14 @@ impl Snapshot {
 
     /// The per-owner tallies, error QPs and totals restop should report.
     pub fn expected(&self) -> Expected {
+        self.expected_on(None)
+    }
+
+    /// As [`Snapshot::expected`], counting only the objects of one device
+    /// (what `restop --dev` reports).
+    pub fn expected_on(&self, dev: Option<&str>) -> Expected {
         let mut e = Expected::default();
-        for row in &self.rows {
+        for row in self.rows.iter().filter(|r| dev.is_none_or(|d| r.dev == d)) {
             let (owner, how) = self.owner(row);
             let tally = match &owner {
                 Owner::Process(pid) => e.processes.entry(*pid).or_default(),

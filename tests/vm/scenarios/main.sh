@@ -1,13 +1,14 @@
 #!/bin/bash
 # The end-to-end scenario (tests/vm_e2e.rs): rxe0 and rxe1 with every workload
 # holding its objects; `rdma` dumps and a thread->process map right before and
-# right after `restop --json`; then `restop --once`.
+# right after `restop --json`; then `restop --once` and two filtered `--json` runs.
 #
 # Output:
 #   ready/<workload>.txt             what each workload created (see vm_workload.c)
 #   rdma-before/, rdma-after/        summary.json and <type>.json from `rdma -j [-d] res show`
 #   tasks-before.tsv, tasks-after.tsv   tid, tgid, comm of every thread
 #   restop-json.*, restop-once.*     stdout, stderr, rc, seconds
+#   restop-json-dev-rxe1.*, restop-json-pid-thread.*   --json with --dev rxe1 / --pid <a worker tid>
 #   env/                             devices, links, ibv_devinfo -v, modules
 # Without a restop binary in the guest (run-vm.sh without -b) the restop steps
 # are skipped and restop.missing is written.
@@ -30,6 +31,10 @@ if command -v restop >/dev/null; then
 	task_map tasks-after.tsv
 	# --once is not on a terminal here: give it a fixed width
 	capture restop-once env COLUMNS=160 restop --once
+	# filters: one device; a creating thread's id selects its process
+	capture restop-json-dev-rxe1 restop --json --dev rxe1
+	live_tid=$(sed -n 's/^thread tid=\([0-9]*\) name=wl_live .*/\1/p' "$OUT/ready/threads.txt")
+	capture restop-json-pid-thread restop --json --pid "$live_tid"
 	mark "restop-done"
 else
 	echo "no restop binary in the guest (run-vm.sh -b PATH)" >"$OUT"/restop.missing
