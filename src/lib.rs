@@ -5,6 +5,7 @@
 //! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
 //! Every producer of snapshots implements [`source::Source`].
 
+pub mod app;
 pub mod cli;
 pub mod collect;
 pub mod demo;
@@ -12,4 +13,6 @@ pub mod model;
 pub mod nldev;
 pub mod output;
 pub mod source;
+pub mod tui;
+pub mod ui;
 pub mod units;

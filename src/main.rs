@@ -36,9 +36,21 @@ fn main() -> ExitCode {
 
 /// The interactive view. Kept as the single place that starts it, so the TUI
 /// plugs in here.
-fn run_interactive(_cli: &Cli) -> Result<u8> {
-    tell("the interactive view is not available in this build; use --once or --json");
-    Ok(EXIT_USAGE)
+fn run_interactive(cli: &Cli) -> Result<u8> {
+    if !restop::tui::has_terminal() {
+        tell("the interactive view needs a terminal; use --once or --json in pipes and scripts");
+        return Ok(EXIT_USAGE);
+    }
+    restop::tui::run(
+        open_source(cli)?,
+        restop::tui::TuiOptions {
+            interval: cli.delay,
+            filter: cli.filter(),
+            sort: cli.sort,
+            ..Default::default()
+        },
+    )
+    .map(|()| EXIT_OK)
 }
 
 /// `--once` and `--json`: one collection, one rendering, one write.

@@ -453,6 +453,24 @@ fn sys_matches_rdma_system_show() {
     assert!(out.contains("netns shared"));
 }
 
+/// A whole capture replays in order: the device list, then each device's dump.
+#[test]
+fn a_whole_capture_replays_request_by_request() {
+    let rx = std::fs::read(fixture_path("07-res-cq-d-json.rx.bin")).unwrap();
+    let mut c = NldevClient::new(ReplayTransport::from_capture(&rx));
+    let devices = c.devices().unwrap();
+    let mut counts = Vec::new();
+    for d in &devices {
+        let stats = c
+            .dump_objects(d.index, ResourceType::Cq, &mut |_| {})
+            .unwrap();
+        counts.push((d.name.clone(), stats.entries));
+    }
+    // The summary of the same host: rxe0 cq 14, rxe1 cq 3.
+    assert_eq!(counts, [("rxe0".to_string(), 14), ("rxe1".to_string(), 3)]);
+    assert_eq!(c.transport().remaining(), 0);
+}
+
 /// restop's requests are iproute2's, minus the ACK flag on dumps and the
 /// sequence number.
 #[test]

@@ -210,6 +210,61 @@ fn summary_max_becomes_a_kernel_limit() {
     assert_eq!(usage.get(ResourceType::Mr), None);
 }
 
+/// The §1.9 summary, re-emitted with the limits a kernel with
+/// `RES_SUMMARY_ENTRY_MAX` adds (none for cm_id and ctx).
+#[test]
+fn doc_summary_fixture_with_entry_max() {
+    use restop::nldev::attr::attrs;
+    use restop::nldev::msg::messages;
+    let limit = |name: &[u8]| match name {
+        b"qp" => Some(1_048_560),
+        b"cq" | b"pd" => Some(1_048_576),
+        b"mr" => Some(524_287),
+        b"srq" => Some(917_503),
+        _ => None,
+    };
+    let doc = hex(SUMMARY_HEX);
+    let m = messages(&doc).next().unwrap().unwrap();
+    let mut top = Attrs::new();
+    for at in attrs(m.payload).map(Result::unwrap) {
+        if at.kind != attr::RES_SUMMARY {
+            top = top.bytes(at.kind, at.payload);
+            continue;
+        }
+        let mut table = Attrs::new();
+        for entry in at.nested().map(Result::unwrap) {
+            let name = entry
+                .nested()
+                .map(Result::unwrap)
+                .find(|a| a.kind == attr::RES_SUMMARY_ENTRY_NAME)
+                .unwrap()
+                .str_bytes();
+            let mut e = Attrs::new().raw(entry.payload);
+            if let Some(max) = limit(name) {
+                e = e.u64(attr::RES_SUMMARY_ENTRY_MAX, max);
+            }
+            table = table.nest(attr::RES_SUMMARY_ENTRY, e);
+        }
+        top = top.nest(attr::RES_SUMMARY, table);
+    }
+    let s = client(vec![doit_reply(cmd::RES_GET, &top)])
+        .summaries()
+        .unwrap();
+    let usage = &s[0].usage;
+    let got = |t| usage.get(t).map(|e| (e.current, e.max, e.max_source));
+    let kernel = Some(LimitSource::Kernel);
+    assert_eq!(got(ResourceType::Qp), Some((3, Some(1_048_560), kernel)));
+    assert_eq!(got(ResourceType::Cq), Some((4, Some(1_048_576), kernel)));
+    assert_eq!(got(ResourceType::Mr), Some((0, Some(524_287), kernel)));
+    assert_eq!(got(ResourceType::Srq), Some((2, Some(917_503), kernel)));
+    assert_eq!(got(ResourceType::CmId), Some((0, None, None)));
+    assert_eq!(got(ResourceType::Ctx), Some((0, None, None)));
+    assert_eq!(
+        usage.get(ResourceType::Qp).unwrap().ratio(),
+        Some(3.0 / 1_048_560.0)
+    );
+}
+
 #[test]
 fn summary_of_several_devices_in_one_dump() {
     let a = dev(0, "mlx5_0").nest(

@@ -45,6 +45,18 @@ impl ObjectCadence {
         }
     }
 
+    /// True when the minimum interval has passed but the duty limit still
+    /// holds the next dump back: the objects shown are older than asked.
+    pub fn postponed(&self, now: Instant) -> bool {
+        match self.last_start {
+            None => false,
+            Some(start) => {
+                let waited = now.saturating_duration_since(start);
+                waited >= self.min_interval && waited < self.effective_interval()
+            }
+        }
+    }
+
     pub fn record(&mut self, started: Instant, duration: Duration) {
         self.last_start = Some(started);
         self.last_duration = duration;
@@ -83,6 +95,11 @@ mod tests {
         assert!(!c.due(t0 + Duration::from_secs(9)));
         assert!(c.due(t0 + Duration::from_secs(10)));
         assert!(c.is_throttled());
+        assert!(c.postponed(t0 + Duration::from_secs(5)));
+        assert!(
+            !c.postponed(t0 + Duration::from_millis(500)),
+            "not yet due anyway"
+        );
     }
 
     #[test]

@@ -170,7 +170,7 @@ impl<T: Transport> LiveSource<T> {
             self.cadence.record(dump_start, dump_start.elapsed());
             self.view = Some(view);
         }
-        if self.cadence.is_throttled() {
+        if self.cadence.postponed(Instant::now()) {
             warnings.push(Warning::new(
                 WarningKind::SlowDump,
                 format!(
@@ -191,6 +191,10 @@ impl<T: Transport> LiveSource<T> {
             }
         }
         warnings.extend(view.warnings.iter().cloned());
+        // The same condition can be seen twice (a vanished device fails its
+        // port query and its dumps); say it once.
+        let mut seen = std::collections::HashSet::new();
+        warnings.retain(|w| seen.insert(w.clone()));
 
         Ok(Snapshot {
             meta: Meta {
@@ -401,5 +405,12 @@ impl From<&NlError> for WarningKind {
         } else {
             WarningKind::DumpFailed
         }
+    }
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// Gives the netlink client back (tests inspect what was asked).
+    pub fn into_client(self) -> NldevClient<T> {
+        self.client
     }
 }

@@ -21,6 +21,7 @@ mod ids;
 mod rng;
 mod scenario;
 mod snapshot;
+mod spec;
 mod workloads;
 
 use crate::model::{Snapshot, SourceKind};
@@ -59,6 +60,9 @@ impl Source for DemoSource {
         SourceKind::Demo
     }
 
+    /// Never fails. Every collection includes fresh object "dumps", so
+    /// `request.force_objects` changes nothing here; `request.details` is
+    /// honoured exactly as by the live source.
     fn collect(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
         if self.collections > 0 {
             self.world.advance(self.step);

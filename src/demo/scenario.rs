@@ -420,6 +420,22 @@ mod tests {
     }
 
     #[test]
+    fn every_seed_breaks_a_qp_within_twenty_seconds() {
+        for seed in 0..40 {
+            let mut world = World::new(seed);
+            let mut seen = false;
+            while world.now() < 20_000 && !seen {
+                world.advance(Duration::from_secs(1));
+                seen = world
+                    .workloads()
+                    .iter()
+                    .any(|w| w.footprints.iter().any(|f| f.qps_in(QpState::Err) > 0));
+            }
+            assert!(seen, "seed {seed}: no peer loss in the first 20 s");
+        }
+    }
+
+    #[test]
     fn a_huge_step_does_not_hang() {
         let mut world = World::new(4);
         world.advance(Duration::from_secs(86_400 * 365));

@@ -94,7 +94,7 @@ fn collect_duration_us(total: &TypeCounts, timing: &mut Rng) -> u64 {
     nominal * timing.range(92, 108) / 100
 }
 
-/// Objects nobody could be named for, as the live source reports them.
+/// Objects nobody can be named for deserve a warning, live or simulated.
 fn unattributed_warning(tallies: &[Tally], devices: &[crate::model::Device]) -> Option<Warning> {
     let mut count = 0u64;
     let mut on: Vec<&str> = Vec::new();

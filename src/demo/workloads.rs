@@ -16,9 +16,10 @@
 //! | `leaky_svc`               | mlx5_1         | leaks MRs and QPs, never frees                       |
 
 use super::clock::{self, SimMs};
-use super::footprint::{Attribution, CmLink, FootprintSpec, MrPool, QpPool};
+use super::footprint::Attribution;
 use super::host::{MLX5_0, MLX5_1, MLX5_2, MLX5_3, MLX5_4};
 use super::rng::Rng;
+use super::spec::{CmLink, FootprintSpec, MrPool, QpPool};
 use crate::model::{
     Container, OwnerKey, PollContext, ProcessInfo, ProcessKey, QpState, QpType, ReportedOwner,
     Runtime, SrqType,

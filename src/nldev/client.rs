@@ -150,10 +150,8 @@ impl<T: Transport> NldevClient<T> {
             .transport
             .send(op, &request)
             .and_then(|()| read_reply(&mut self.transport, op, on_data));
-        if let Err(e) = &result {
-            if !matches!(e, NlError::Kernel { .. }) {
-                self.transport.abandon();
-            }
+        if matches!(&result, Err(e) if !matches!(e, NlError::Kernel { .. })) {
+            self.transport.abandon();
         }
         result
     }

@@ -11,7 +11,7 @@ use nix::sys::socket::{setsockopt, sockopt::ReceiveTimeout};
 use nix::sys::time::TimeVal;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Receive buffer size. The kernel sizes dump messages to the largest read it
 /// has seen, capped just under 32 KiB; doit replies fit in a page. 64 KiB
@@ -22,6 +22,11 @@ pub const RECV_BUFFER: usize = 64 * 1024;
 const MIN_TIMEOUT: Duration = Duration::from_millis(1);
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// A whole exchange may take this many receive timeouts: enough for the
+/// largest dumps (each datagram arrives well within one timeout), while a
+/// kernel that never ends a dump still cannot hold restop forever.
+const EXCHANGE_TIMEOUTS: u32 = 30;
+
 /// A NETLINK_RDMA socket with a receive timeout.
 ///
 /// Stale replies: a timed-out or abandoned exchange closes the socket, and
@@ -29,10 +34,14 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 /// to a socket that no longer exists. Datagrams whose sequence number is not
 /// the current request's are dropped as well.
 pub struct SocketTransport {
+    /// Always NETLINK_RDMA, except in tests of the socket mechanics.
+    family: NlFamily,
     socket: Option<NlSocket>,
     timeout: Duration,
     buf: Vec<u8>,
     seq: Option<u32>,
+    /// When the current exchange must be over.
+    deadline: Option<Instant>,
 }
 
 impl std::fmt::Debug for SocketTransport {
@@ -48,13 +57,19 @@ impl SocketTransport {
     /// Opens the socket now, so a kernel without RDMA netlink is reported
     /// at once as [`NlError::Unsupported`].
     pub fn open(timeout: Duration) -> Result<SocketTransport, NlError> {
+        SocketTransport::open_family(NlFamily::Rdma, timeout)
+    }
+
+    fn open_family(family: NlFamily, timeout: Duration) -> Result<SocketTransport, NlError> {
         let timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
-        let socket = connect(timeout)?;
+        let socket = connect(family, timeout)?;
         Ok(SocketTransport {
+            family,
             socket: Some(socket),
             timeout,
             buf: vec![0; RECV_BUFFER],
             seq: None,
+            deadline: None,
         })
     }
 
@@ -63,8 +78,8 @@ impl SocketTransport {
     }
 }
 
-fn connect(timeout: Duration) -> Result<NlSocket, NlError> {
-    let socket = NlSocket::connect(NlFamily::Rdma, None, Groups::empty()).map_err(|e| {
+fn connect(family: NlFamily, timeout: Duration) -> Result<NlSocket, NlError> {
+    let socket = NlSocket::connect(family, None, Groups::empty()).map_err(|e| {
         match e.raw_os_error().map(Errno::from_raw) {
             Some(Errno::EPROTONOSUPPORT | Errno::EAFNOSUPPORT) => NlError::Unsupported(e),
             _ => NlError::Io {
@@ -88,8 +103,9 @@ impl Transport for SocketTransport {
     fn send(&mut self, op: &'static str, request: &[u8]) -> Result<(), NlError> {
         let socket = match self.socket.take() {
             Some(s) => s,
-            None => connect(self.timeout)?,
+            None => connect(self.family, self.timeout)?,
         };
+        self.deadline = Instant::now().checked_add(self.timeout.saturating_mul(EXCHANGE_TIMEOUTS));
         self.seq = request
             .get(8..12)
             .and_then(|b| b.try_into().ok())
@@ -114,6 +130,13 @@ impl Transport for SocketTransport {
             });
         };
         let len = loop {
+            if self.deadline.is_some_and(|d| Instant::now() > d) {
+                self.abandon();
+                return Err(NlError::Timeout {
+                    op,
+                    after: self.timeout.saturating_mul(EXCHANGE_TIMEOUTS),
+                });
+            }
             // MSG_TRUNC makes recv return the datagram's full length, so an
             // oversized datagram is detected instead of silently cut.
             match socket.recv(&mut self.buf[..], Msg::TRUNC) {
@@ -162,5 +185,106 @@ impl Transport for SocketTransport {
     fn abandon(&mut self) {
         self.socket = None;
         self.seq = None;
+        self.deadline = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The socket mechanics over NETLINK_ROUTE, which every Linux host has:
+    //! the same code paths as NETLINK_RDMA, without needing RDMA.
+    use super::*;
+    use crate::nldev::msg::messages;
+    use std::time::Instant;
+
+    const RTM_GETLINK: u16 = 18;
+
+    /// An `RTM_GETLINK` dump request (header + empty `ifinfomsg`).
+    fn getlink_dump(seq: u32) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&32u32.to_ne_bytes());
+        v.extend_from_slice(&RTM_GETLINK.to_ne_bytes());
+        v.extend_from_slice(&0x301u16.to_ne_bytes());
+        v.extend_from_slice(&seq.to_ne_bytes());
+        v.extend_from_slice(&0u32.to_ne_bytes());
+        v.extend_from_slice(&[0; 16]);
+        v
+    }
+
+    fn route(timeout: Duration) -> Option<SocketTransport> {
+        // Sandboxes without netlink at all skip these tests.
+        SocketTransport::open_family(NlFamily::Route, timeout).ok()
+    }
+
+    fn seqs(datagram: &[u8]) -> Vec<u32> {
+        messages(datagram).map(|m| m.unwrap().header.seq).collect()
+    }
+
+    #[test]
+    fn a_silent_kernel_times_out_and_the_socket_is_replaced() {
+        let Some(mut t) = route(Duration::from_millis(50)) else {
+            return;
+        };
+        let started = Instant::now();
+        let err = t.recv("GET").unwrap_err();
+        assert!(
+            matches!(err, NlError::Timeout { op: "GET", after } if after == Duration::from_millis(50))
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(t.socket.is_none());
+        // The next request opens a fresh socket and is answered.
+        t.send("GET", &getlink_dump(1)).unwrap();
+        assert_eq!(seqs(t.recv("GET").unwrap())[0], 1);
+    }
+
+    /// An acknowledged `RTM_GETLINK` doit for the loopback device.
+    fn getlink_lo(seq: u32) -> Vec<u8> {
+        let mut v = getlink_dump(seq);
+        v[6..8].copy_from_slice(&0x5u16.to_ne_bytes()); // REQUEST | ACK
+        v[20..24].copy_from_slice(&1i32.to_ne_bytes()); // ifi_index = 1
+        v
+    }
+
+    #[test]
+    fn replies_to_an_earlier_request_are_dropped() {
+        let Some(mut t) = route(Duration::from_millis(500)) else {
+            return;
+        };
+        // The answer to request 7 is never read: request 8 on the same
+        // socket must only ever see its own reply.
+        t.send("GET", &getlink_lo(7)).unwrap();
+        t.send("GET", &getlink_lo(8)).unwrap();
+        let mut acked = false;
+        while !acked {
+            let datagram = t.recv("GET").unwrap();
+            for m in messages(datagram) {
+                let m = m.unwrap();
+                assert_eq!(m.header.seq, 8);
+                acked |= m.header.kind == crate::nldev::consts::NLMSG_ERROR;
+            }
+        }
+    }
+
+    #[test]
+    fn an_exchange_that_never_ends_is_cut_off() {
+        let Some(mut t) = route(Duration::from_millis(10)) else {
+            return;
+        };
+        t.send("GET", &getlink_lo(3)).unwrap();
+        t.deadline = Some(Instant::now());
+        std::thread::sleep(Duration::from_millis(2));
+        let err = t.recv("GET").unwrap_err();
+        assert!(
+            matches!(err, NlError::Timeout { after, .. } if after == Duration::from_millis(300))
+        );
+        assert!(t.socket.is_none());
+    }
+
+    #[test]
+    fn timeouts_are_clamped() {
+        let Some(t) = route(Duration::ZERO) else {
+            return;
+        };
+        assert_eq!(t.timeout(), MIN_TIMEOUT);
     }
 }

@@ -26,10 +26,11 @@ pub fn parse_summary(payload: &[u8]) -> Result<Option<DeviceSummary>, TlvError> 
             a::RES_SUMMARY => {
                 for entry in at.nested() {
                     let entry = entry?;
-                    if entry.kind == a::RES_SUMMARY_ENTRY {
-                        if let Some((t, e)) = parse_entry(entry.payload)? {
-                            usage.set(t, e);
-                        }
+                    if entry.kind != a::RES_SUMMARY_ENTRY {
+                        continue;
+                    }
+                    if let Some((t, e)) = parse_entry(entry.payload)? {
+                        usage.set(t, e);
                     }
                 }
             }

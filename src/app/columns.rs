@@ -1,0 +1,235 @@
+//! The top-consumers table's columns: titles, widths, which sort key each
+//! stands for, and which are dropped first on narrow terminals.
+
+use crate::model::ResourceType;
+use crate::model::consumers::SortKey;
+use crate::model::filter::Filter;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConsumerColumn {
+    Pid,
+    User,
+    Name,
+    Container,
+    Count(ResourceType),
+    MrBytes,
+    ErrQps,
+}
+
+impl ConsumerColumn {
+    pub fn title(self) -> &'static str {
+        match self {
+            ConsumerColumn::Pid => "PID",
+            ConsumerColumn::User => "USER",
+            ConsumerColumn::Name => "NAME",
+            ConsumerColumn::Container => "CONTAINER",
+            ConsumerColumn::Count(t) => t.label(),
+            ConsumerColumn::MrBytes => "MR BYTES",
+            ConsumerColumn::ErrQps => "ERR",
+        }
+    }
+
+    /// Width wanted (NAME grows into whatever is left).
+    pub fn width(self) -> u16 {
+        match self {
+            ConsumerColumn::Pid => 7,
+            ConsumerColumn::User => 8,
+            ConsumerColumn::Name => 14,
+            ConsumerColumn::Container => 12,
+            ConsumerColumn::Count(ResourceType::CmId) => 6,
+            ConsumerColumn::Count(_) => 6,
+            ConsumerColumn::MrBytes => 9,
+            ConsumerColumn::ErrQps => 4,
+        }
+    }
+
+    pub fn right_aligned(self) -> bool {
+        !matches!(
+            self,
+            ConsumerColumn::User | ConsumerColumn::Name | ConsumerColumn::Container
+        )
+    }
+
+    pub fn sort_key(self) -> SortKey {
+        match self {
+            ConsumerColumn::Pid => SortKey::Pid,
+            ConsumerColumn::User => SortKey::User,
+            ConsumerColumn::Name => SortKey::Name,
+            ConsumerColumn::Container => SortKey::Container,
+            ConsumerColumn::Count(t) => SortKey::Count(t),
+            ConsumerColumn::MrBytes => SortKey::MrBytes,
+            ConsumerColumn::ErrQps => SortKey::ErrQps,
+        }
+    }
+
+    /// Lower goes first when the terminal is too narrow; PID, NAME and QP stay.
+    fn keep_priority(self) -> u8 {
+        match self {
+            ConsumerColumn::Container => 0,
+            ConsumerColumn::User => 1,
+            ConsumerColumn::Count(ResourceType::Srq) => 2,
+            ConsumerColumn::Count(ResourceType::Ctx) => 3,
+            ConsumerColumn::Count(ResourceType::CmId) => 4,
+            ConsumerColumn::Count(ResourceType::Pd) => 5,
+            ConsumerColumn::Count(ResourceType::Cq) => 6,
+            ConsumerColumn::Count(ResourceType::Mr) => 7,
+            ConsumerColumn::ErrQps => 8,
+            ConsumerColumn::MrBytes => 9,
+            ConsumerColumn::Pid
+            | ConsumerColumn::Name
+            | ConsumerColumn::Count(ResourceType::Qp) => u8::MAX,
+        }
+    }
+}
+
+/// Every column in display order (and the order `s`/`>` cycles through),
+/// leaving out resource types the filter hides.
+pub fn consumer_columns(filter: &Filter) -> Vec<ConsumerColumn> {
+    let mut cols = vec![
+        ConsumerColumn::Pid,
+        ConsumerColumn::User,
+        ConsumerColumn::Name,
+        ConsumerColumn::Container,
+    ];
+    for t in [ResourceType::Qp, ResourceType::Cq, ResourceType::Mr] {
+        if filter.shows_type(t) {
+            cols.push(ConsumerColumn::Count(t));
+        }
+    }
+    if filter.shows_type(ResourceType::Mr) {
+        cols.push(ConsumerColumn::MrBytes);
+    }
+    for t in [
+        ResourceType::Pd,
+        ResourceType::Ctx,
+        ResourceType::Srq,
+        ResourceType::CmId,
+    ] {
+        if filter.shows_type(t) {
+            cols.push(ConsumerColumn::Count(t));
+        }
+    }
+    cols.push(ConsumerColumn::ErrQps);
+    cols
+}
+
+/// A column placed on screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlacedColumn {
+    pub column: ConsumerColumn,
+    pub x: u16,
+    pub width: u16,
+}
+
+/// Gap between columns.
+pub const GAP: u16 = 1;
+
+/// Places the columns that fit in `width`, dropping the least telling ones
+/// first; NAME takes the space left over.
+pub fn fit_consumer_columns(filter: &Filter, width: u16) -> Vec<PlacedColumn> {
+    let mut cols = consumer_columns(filter);
+    let needed = |cols: &[ConsumerColumn]| -> u32 {
+        cols.iter()
+            .map(|c| u32::from(c.width()) + u32::from(GAP))
+            .sum::<u32>()
+    };
+    while needed(&cols) > u32::from(width) {
+        let Some((i, c)) = cols
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, c)| c.keep_priority())
+        else {
+            break;
+        };
+        if c.keep_priority() == u8::MAX {
+            break;
+        }
+        cols.remove(i);
+    }
+    let spare = u32::from(width).saturating_sub(needed(&cols));
+    let mut x: u16 = 0;
+    let mut out = Vec::with_capacity(cols.len());
+    for c in cols {
+        let mut w = c.width();
+        if c == ConsumerColumn::Name {
+            w = w.saturating_add(u16::try_from(spare.min(24)).unwrap_or(0));
+        }
+        if x >= width {
+            break;
+        }
+        let w = w.min(width - x);
+        out.push(PlacedColumn {
+            column: c,
+            x,
+            width: w,
+        });
+        x = x.saturating_add(w).saturating_add(GAP);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn titles(width: u16) -> Vec<&'static str> {
+        fit_consumer_columns(&Filter::default(), width)
+            .iter()
+            .map(|p| p.column.title())
+            .collect()
+    }
+
+    #[test]
+    fn wide_terminals_show_every_column() {
+        assert_eq!(
+            titles(160),
+            [
+                "PID",
+                "USER",
+                "NAME",
+                "CONTAINER",
+                "QP",
+                "CQ",
+                "MR",
+                "MR BYTES",
+                "PD",
+                "CTX",
+                "SRQ",
+                "CM_ID",
+                "ERR"
+            ]
+        );
+    }
+
+    #[test]
+    fn narrow_terminals_drop_container_and_user_first() {
+        let t = titles(80);
+        assert!(!t.contains(&"CONTAINER"));
+        assert!(!t.contains(&"USER"));
+        assert!(t.contains(&"MR BYTES"));
+        assert!(t.contains(&"ERR"));
+    }
+
+    #[test]
+    fn pid_name_and_qp_always_stay() {
+        assert_eq!(titles(10)[..2], ["PID", "NAME"]);
+        let placed = fit_consumer_columns(&Filter::default(), 10);
+        assert!(placed.iter().all(|p| p.x + p.width <= 10));
+    }
+
+    #[test]
+    fn type_filter_hides_columns() {
+        let filter = Filter {
+            types: vec![ResourceType::Mr],
+            ..Filter::default()
+        };
+        let cols: Vec<_> = consumer_columns(&filter)
+            .iter()
+            .map(|c| c.title())
+            .collect();
+        assert_eq!(
+            cols,
+            ["PID", "USER", "NAME", "CONTAINER", "MR", "MR BYTES", "ERR"]
+        );
+    }
+}

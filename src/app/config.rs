@@ -1,0 +1,141 @@
+//! Settings the application starts with.
+
+use crate::model::consumers::{SortDirection, SortKey};
+use crate::model::filter::Filter;
+use std::time::Duration;
+
+/// Usage ratios at which a gauge turns to warning and critical colours.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    pub warn: f64,
+    pub critical: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            warn: 0.80,
+            critical: 0.95,
+        }
+    }
+}
+
+/// How full a resource is, relative to the thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Normal,
+    Warn,
+    Critical,
+}
+
+impl Thresholds {
+    pub fn level(&self, ratio: f64) -> Level {
+        if ratio >= self.critical {
+            Level::Critical
+        } else if ratio >= self.warn {
+            Level::Warn
+        } else {
+            Level::Normal
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppConfig {
+    /// Collection interval at start.
+    pub interval: Duration,
+    /// Filters from the command line; the TUI's `/` filter sets `text`.
+    pub filter: Filter,
+    pub sort: SortKey,
+    pub direction: SortDirection,
+    pub thresholds: Thresholds,
+    /// Colours on; off for `NO_COLOR` / `--no-color` (only bold/reverse then).
+    pub color: bool,
+    /// Mouse capture on.
+    pub mouse: bool,
+}
+
+impl Default for AppConfig {
+    fn default() -> Self {
+        AppConfig {
+            interval: Duration::from_secs(2),
+            filter: Filter::default(),
+            sort: SortKey::default(),
+            direction: SortDirection::Descending,
+            thresholds: Thresholds::default(),
+            color: true,
+            mouse: true,
+        }
+    }
+}
+
+/// Names read best A→Z; counts read best largest first.
+pub fn default_direction(key: SortKey) -> SortDirection {
+    match key {
+        SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pid => {
+            SortDirection::Ascending
+        }
+        SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
+    }
+}
+
+/// The intervals `+` and `-` step through.
+pub const INTERVAL_STEPS_MS: [u64; 11] = [
+    100, 250, 500, 1_000, 2_000, 3_000, 5_000, 10_000, 15_000, 30_000, 60_000,
+];
+
+/// The next longer interval (`+`), or the longest.
+pub fn longer_interval(current: Duration) -> Duration {
+    let ms = current.as_millis();
+    let next = INTERVAL_STEPS_MS
+        .iter()
+        .copied()
+        .find(|s| u128::from(*s) > ms)
+        .unwrap_or(INTERVAL_STEPS_MS[INTERVAL_STEPS_MS.len() - 1]);
+    Duration::from_millis(next)
+}
+
+/// The next shorter interval (`-`), or the shortest.
+pub fn shorter_interval(current: Duration) -> Duration {
+    let ms = current.as_millis();
+    let next = INTERVAL_STEPS_MS
+        .iter()
+        .rev()
+        .copied()
+        .find(|s| u128::from(*s) < ms)
+        .unwrap_or(INTERVAL_STEPS_MS[0]);
+    Duration::from_millis(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_are_inclusive() {
+        let t = Thresholds::default();
+        assert_eq!(t.level(0.79), Level::Normal);
+        assert_eq!(t.level(0.80), Level::Warn);
+        assert_eq!(t.level(0.95), Level::Critical);
+    }
+
+    #[test]
+    fn intervals_step_from_off_list_values() {
+        assert_eq!(
+            longer_interval(Duration::from_millis(1500)),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            shorter_interval(Duration::from_millis(1500)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            shorter_interval(Duration::from_millis(100)),
+            Duration::from_millis(100)
+        );
+        assert_eq!(
+            longer_interval(Duration::from_secs(60)),
+            Duration::from_secs(60)
+        );
+    }
+}

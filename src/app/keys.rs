@@ -1,0 +1,151 @@
+//! Keys to actions, and the key list the help overlay shows.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// What a key asks for, independent of the screen it is pressed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Help,
+    Back,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Enter,
+    ErrorPane,
+    Filter,
+    SortNext,
+    SortPrev,
+    Reverse,
+    Freeze,
+    IntervalLonger,
+    IntervalShorter,
+    /// Tab: the other pane on the main screen, the next tab in a drill-down.
+    NextPane,
+    PrevPane,
+    Left,
+    Right,
+    /// `1`..`7`: a drill-down tab by number.
+    Tab(usize),
+}
+
+/// The action for a key in normal (not text-editing) mode.
+pub fn action_for(key: KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let action = match key.code {
+        KeyCode::Char('c') if ctrl => Action::Quit,
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
+        KeyCode::Esc => Action::Back,
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Char('b') if ctrl => Action::PageUp,
+        KeyCode::Char('f') if ctrl => Action::PageDown,
+        KeyCode::Home | KeyCode::Char('g') => Action::Home,
+        KeyCode::End | KeyCode::Char('G') => Action::End,
+        KeyCode::Enter => Action::Enter,
+        KeyCode::Char('e') => Action::ErrorPane,
+        KeyCode::Char('/') => Action::Filter,
+        KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
+        KeyCode::Char('<') => Action::SortPrev,
+        KeyCode::Char('r') => Action::Reverse,
+        KeyCode::Char(' ') | KeyCode::Char('f') => Action::Freeze,
+        KeyCode::Char('+') | KeyCode::Char('=') => Action::IntervalLonger,
+        KeyCode::Char('-') => Action::IntervalShorter,
+        KeyCode::Tab => Action::NextPane,
+        KeyCode::BackTab => Action::PrevPane,
+        KeyCode::Left | KeyCode::Char('h') => Action::Left,
+        KeyCode::Right | KeyCode::Char('l') => Action::Right,
+        KeyCode::Char(c @ '1'..='7') => Action::Tab(usize::from(c as u8 - b'1')),
+        _ => return None,
+    };
+    Some(action)
+}
+
+/// Every key, as the help overlay and the user guide list them.
+pub const HELP: &[(&str, &str)] = &[
+    ("q  Ctrl-C", "quit"),
+    ("?  F1", "this help (Esc or ? closes it)"),
+    (
+        "Esc",
+        "back: leave the drill-down or ERROR pane; clear filter",
+    ),
+    ("↑ ↓  j k", "move the selection"),
+    ("PgUp PgDn", "move a page (also Ctrl-B / Ctrl-F)"),
+    ("Home End  g G", "first / last row"),
+    (
+        "Enter",
+        "drill down: the process's objects (or the QP's owner)",
+    ),
+    ("e", "ERROR-QP pane: every QP in ERR/SQE, from anywhere"),
+    (
+        "/",
+        "filter: name, pid, user, container, device (Enter/Esc)",
+    ),
+    ("s  >", "sort by the next column"),
+    ("<", "sort by the previous column"),
+    ("r", "reverse the sort order"),
+    (
+        "Space  f",
+        "freeze / resume the display (collection goes on)",
+    ),
+    ("+  -", "longer / shorter refresh interval"),
+    ("Tab", "main screen: switch between devices and consumers"),
+    ("Tab ← →  1-7", "drill-down: switch object type"),
+    ("mouse wheel", "scroll the pane under the pointer"),
+    (
+        "click",
+        "select a row; a column header sorts (again: reverses)",
+    ),
+];
+
+#[cfg(test)]
+mod help_tests {
+    use super::HELP;
+
+    #[test]
+    fn help_fits_an_80_column_terminal() {
+        for (keys, what) in HELP {
+            assert!(keys.chars().count() <= 15, "{keys}");
+            assert!(what.chars().count() <= 58, "{what}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn top_and_htop_habits() {
+        assert_eq!(action_for(key(KeyCode::Char('q'))), Some(Action::Quit));
+        assert_eq!(
+            action_for(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        assert_eq!(action_for(key(KeyCode::F(1))), Some(Action::Help));
+        assert_eq!(action_for(key(KeyCode::Char(' '))), Some(Action::Freeze));
+        assert_eq!(action_for(key(KeyCode::Char('>'))), Some(Action::SortNext));
+        assert_eq!(action_for(key(KeyCode::Char('3'))), Some(Action::Tab(2)));
+        assert_eq!(action_for(key(KeyCode::Char('x'))), None);
+    }
+
+    #[test]
+    fn key_releases_are_ignored() {
+        let mut k = key(KeyCode::Char('q'));
+        k.kind = KeyEventKind::Release;
+        assert_eq!(action_for(k), None);
+    }
+}

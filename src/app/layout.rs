@@ -1,0 +1,227 @@
+//! Where everything goes on screen, as a pure function of the terminal size
+//! and the state. Drawing and mouse hit-testing both use it, so a click lands
+//! on what was drawn there.
+
+use ratatui::layout::Rect;
+
+/// Below this the screen only says that the terminal is too small.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 10;
+
+pub const HEADER_HEIGHT: u16 = 2;
+pub const FOOTER_HEIGHT: u16 = 1;
+
+pub fn too_small(area: Rect) -> bool {
+    area.width < MIN_WIDTH || area.height < MIN_HEIGHT
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameLayout {
+    pub header: Rect,
+    pub body: Rect,
+    pub footer: Rect,
+}
+
+pub fn frame_layout(area: Rect) -> FrameLayout {
+    let header_h = HEADER_HEIGHT.min(area.height);
+    let footer_h = FOOTER_HEIGHT.min(area.height.saturating_sub(header_h));
+    let body_h = area.height.saturating_sub(header_h + footer_h);
+    FrameLayout {
+        header: Rect::new(area.x, area.y, area.width, header_h),
+        body: Rect::new(area.x, area.y + header_h, area.width, body_h),
+        footer: Rect::new(area.x, area.y + header_h + body_h, area.width, footer_h),
+    }
+}
+
+/// A titled table: a title line, a column-header line, then rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TablePane {
+    pub title: Rect,
+    pub header: Rect,
+    pub rows: Rect,
+}
+
+impl TablePane {
+    pub fn new(area: Rect) -> TablePane {
+        let title_h = 1.min(area.height);
+        let header_h = 1.min(area.height.saturating_sub(title_h));
+        TablePane {
+            title: Rect::new(area.x, area.y, area.width, title_h),
+            header: Rect::new(area.x, area.y + title_h, area.width, header_h),
+            rows: Rect::new(
+                area.x,
+                area.y + title_h + header_h,
+                area.width,
+                area.height.saturating_sub(title_h + header_h),
+            ),
+        }
+    }
+
+    /// The row index (before scrolling) under screen line `y`.
+    pub fn row_at(&self, y: u16) -> Option<usize> {
+        contains_y(self.rows, y).then(|| usize::from(y - self.rows.y))
+    }
+
+    pub fn area(&self) -> Rect {
+        Rect::new(
+            self.title.x,
+            self.title.y,
+            self.title.width,
+            self.title.height + self.header.height + self.rows.height,
+        )
+    }
+}
+
+pub fn contains_y(r: Rect, y: u16) -> bool {
+    y >= r.y && y < r.y.saturating_add(r.height)
+}
+
+pub fn contains(r: Rect, x: u16, y: u16) -> bool {
+    contains_y(r, y) && x >= r.x && x < r.x.saturating_add(r.width)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MainLayout {
+    pub devices: TablePane,
+    pub consumers: TablePane,
+}
+
+/// Splits the main screen: the device pane takes what its devices need, up to
+/// about half the body, so the consumers table always keeps some rows.
+pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
+    let wanted = u16::try_from(device_rows.max(1))
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let cap = (body.height / 2).max(4);
+    let mut devices_h = wanted.min(cap).min(body.height);
+    if body.height.saturating_sub(devices_h) < 4 {
+        devices_h = body.height.saturating_sub(4).max(body.height.min(3));
+    }
+    let devices = Rect::new(body.x, body.y, body.width, devices_h);
+    let consumers = Rect::new(
+        body.x,
+        body.y + devices_h,
+        body.width,
+        body.height.saturating_sub(devices_h),
+    );
+    MainLayout {
+        devices: TablePane::new(devices),
+        consumers: TablePane::new(consumers),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrillLayout {
+    /// Who this is: pid, name, user, container, devices.
+    pub info: Rect,
+    pub tabs: Rect,
+    pub table: TablePane,
+    pub totals: Rect,
+}
+
+pub fn drill_layout(body: Rect) -> DrillLayout {
+    let info_h = 1.min(body.height);
+    let totals_h = 1.min(body.height.saturating_sub(info_h));
+    let table = TablePane::new(Rect::new(
+        body.x,
+        body.y + info_h,
+        body.width,
+        body.height.saturating_sub(info_h + totals_h),
+    ));
+    DrillLayout {
+        info: Rect::new(body.x, body.y, body.width, info_h),
+        // The tab bar is the table's title line.
+        tabs: table.title,
+        table,
+        totals: Rect::new(
+            body.x,
+            body.y + body.height.saturating_sub(totals_h),
+            body.width,
+            totals_h,
+        ),
+    }
+}
+
+/// The ERROR-QP pane is one table filling the body.
+pub fn errors_layout(body: Rect) -> TablePane {
+    TablePane::new(body)
+}
+
+/// Label of each drill-down tab and where it sits on the tab line.
+pub fn tab_spans(labels: &[String], tabs: Rect) -> Vec<(u16, u16)> {
+    let mut x = tabs.x;
+    let mut out = Vec::with_capacity(labels.len());
+    for label in labels {
+        let w = u16::try_from(label.chars().count()).unwrap_or(u16::MAX);
+        out.push((x, w));
+        x = x.saturating_add(w).saturating_add(1);
+    }
+    out
+}
+
+/// Places generic table columns in `width`: fixed widths, the last
+/// left-aligned column stretched, columns that do not fit dropped from the right.
+pub fn fit_columns(widths: &[u16], stretch: Option<usize>, width: u16) -> Vec<(u16, u16)> {
+    let total: u32 = widths.iter().map(|w| u32::from(*w) + 1).sum();
+    let spare = u32::from(width).saturating_sub(total);
+    let mut x: u16 = 0;
+    let mut out = Vec::new();
+    for (i, w) in widths.iter().enumerate() {
+        let mut w = *w;
+        if Some(i) == stretch {
+            w = w.saturating_add(u16::try_from(spare.min(40)).unwrap_or(0));
+        }
+        if x >= width {
+            break;
+        }
+        out.push((x, w.min(width - x)));
+        x = x.saturating_add(w).saturating_add(1);
+    }
+    out
+}
+
+/// A centred box of at most `w`×`h` inside `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_parts_never_exceed_the_area() {
+        for (w, h) in [(1, 1), (10, 3), (80, 24), (0, 0)] {
+            let l = frame_layout(Rect::new(0, 0, w, h));
+            assert!(l.header.height + l.body.height + l.footer.height <= h);
+        }
+    }
+
+    #[test]
+    fn consumers_keep_rows_with_many_devices() {
+        let l = main_layout(Rect::new(0, 2, 80, 21), 40);
+        assert!(l.consumers.rows.height >= 2);
+        assert_eq!(l.devices.area().height + l.consumers.area().height, 21);
+    }
+
+    #[test]
+    fn few_devices_take_only_their_rows() {
+        let l = main_layout(Rect::new(0, 2, 160, 47), 3);
+        assert_eq!(l.devices.rows.height, 3);
+    }
+
+    #[test]
+    fn row_hit_test() {
+        let p = TablePane::new(Rect::new(0, 10, 80, 10));
+        assert_eq!(p.row_at(11), None, "header line");
+        assert_eq!(p.row_at(12), Some(0));
+        assert_eq!(p.row_at(20), None);
+    }
+}

@@ -1,0 +1,19 @@
+//! Application state and its one update function. No terminal, no I/O:
+//! everything here is driven by `Event`s and tested without a screen.
+
+pub mod columns;
+pub mod config;
+pub mod cursor;
+pub mod devices_view;
+pub mod drill;
+pub mod event;
+pub mod keys;
+pub mod layout;
+pub mod object_rows;
+pub mod object_table;
+pub mod state;
+pub mod update;
+
+pub use config::{AppConfig, Level, Thresholds};
+pub use event::{Command, Event};
+pub use state::{App, FilterEdit, Focus, Screen};

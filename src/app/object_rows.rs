@@ -1,0 +1,220 @@
+//! Turning objects into table rows: the columns each type shows in the
+//! drill-down and the ERROR-QP pane.
+
+use super::object_table::{Cell, Column, Row};
+use crate::model::consumers::SortDirection;
+use crate::model::error_qps::ErrorQp;
+use crate::model::{Object, ResourceType, Snapshot};
+
+/// How a drill-down tab is sorted when first shown: largest MRs first,
+/// everything else by id.
+pub fn default_sort(t: ResourceType) -> SortDirection {
+    match t {
+        ResourceType::Mr => SortDirection::Descending,
+        _ => SortDirection::Ascending,
+    }
+}
+
+/// Columns of the drill-down tab for `t`, and the column sorted by default.
+pub fn columns_for(t: ResourceType) -> (Vec<Column>, usize) {
+    let device = Column::left("DEVICE", 10);
+    match t {
+        ResourceType::Qp => (
+            vec![
+                device,
+                Column::right("PORT", 4),
+                Column::right("LQPN", 8),
+                Column::right("RQPN", 8),
+                Column::left("TYPE", 8),
+                Column::left("STATE", 6),
+                Column::right("PDN", 6),
+            ],
+            2,
+        ),
+        ResourceType::Cq => (
+            vec![
+                device,
+                Column::right("CQN", 8),
+                Column::right("CQE", 8),
+                Column::right("USERS", 6),
+                Column::left("POLL", 10),
+                Column::right("CTXN", 6),
+            ],
+            1,
+        ),
+        ResourceType::Mr => (
+            vec![
+                device,
+                Column::right("MRN", 8),
+                Column::right("LENGTH", 10),
+                Column::right("PDN", 6),
+                Column::right("RKEY", 10),
+                Column::right("LKEY", 10),
+            ],
+            2,
+        ),
+        ResourceType::Pd => (
+            vec![
+                device,
+                Column::right("PDN", 8),
+                Column::right("USERS", 6),
+                Column::right("CTXN", 6),
+                Column::right("DMA_LKEY", 10),
+            ],
+            1,
+        ),
+        ResourceType::CmId => (
+            vec![
+                device,
+                Column::right("PORT", 4),
+                Column::right("CM_IDN", 8),
+                Column::right("LQPN", 8),
+                Column::left("TYPE", 6),
+                Column::left("STATE", 14),
+                Column::left("SRC", 22),
+                Column::left("DST", 22),
+            ],
+            2,
+        ),
+        ResourceType::Ctx => (vec![device, Column::right("CTXN", 8)], 1),
+        ResourceType::Srq => (
+            vec![
+                device,
+                Column::right("SRQN", 8),
+                Column::left("TYPE", 6),
+                Column::right("PDN", 6),
+                Column::right("CQN", 8),
+                Column::left("QPS", 20),
+            ],
+            1,
+        ),
+    }
+}
+
+fn num(v: Option<u32>) -> Cell {
+    Cell::Num(v.map(u64::from))
+}
+
+fn hex(v: Option<u32>) -> Cell {
+    Cell::Hex(v.map(u64::from))
+}
+
+/// One drill-down row for an object.
+pub fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
+    let device = Cell::Text(snapshot.device_name(obj.device()));
+    let mut alert = false;
+    let cells = match obj {
+        Object::Qp(q) => {
+            alert = q.state.is_error();
+            vec![
+                device,
+                num(q.port),
+                Cell::Num(Some(u64::from(q.lqpn))),
+                num(q.rqpn),
+                Cell::Text(q.qp_type.to_string()),
+                Cell::Text(q.state.to_string()),
+                num(q.pdn),
+            ]
+        }
+        Object::Cq(c) => vec![
+            device,
+            num(c.cqn),
+            Cell::Num(Some(u64::from(c.cqe))),
+            Cell::Num(Some(c.users)),
+            Cell::Text(c.poll_ctx.map(|p| p.to_string()).unwrap_or_default()),
+            num(c.ctxn),
+        ],
+        Object::Mr(m) => vec![
+            device,
+            num(m.mrn),
+            Cell::Bytes(m.len),
+            num(m.pdn),
+            hex(m.keys.map(|k| k.rkey)),
+            hex(m.keys.map(|k| k.lkey)),
+        ],
+        Object::Pd(p) => vec![
+            device,
+            num(p.pdn),
+            Cell::Num(Some(p.users)),
+            num(p.ctxn),
+            hex(p.local_dma_lkey),
+        ],
+        Object::CmId(c) => vec![
+            device,
+            num(c.port),
+            num(c.cm_idn),
+            num(c.lqpn),
+            Cell::Text(c.qp_type.map(|t| t.to_string()).unwrap_or_default()),
+            Cell::Text(c.state.to_string()),
+            Cell::Text(c.src.map(|a| a.to_string()).unwrap_or_default()),
+            Cell::Text(c.dst.map(|a| a.to_string()).unwrap_or_default()),
+        ],
+        Object::Ctx(c) => vec![device, num(c.ctxn)],
+        Object::Srq(s) => vec![
+            device,
+            num(s.srqn),
+            Cell::Text(s.srq_type.to_string()),
+            num(s.pdn),
+            num(s.cqn),
+            Cell::Text(qp_ranges(&s.qp_ranges)),
+        ],
+    };
+    Row {
+        id: (obj.device(), obj.dedup_key().unwrap_or(u64::MAX)),
+        cells,
+        alert,
+        owner: Some(obj.owner().clone()),
+    }
+}
+
+fn qp_ranges(ranges: &[(u32, u32)]) -> String {
+    ranges
+        .iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Columns of the ERROR-QP pane; sorted by device by default.
+pub fn error_columns() -> Vec<Column> {
+    vec![
+        Column::right("PID", 7),
+        Column::left("OWNER", 16),
+        Column::left("DEVICE", 10),
+        Column::right("PORT", 4),
+        Column::right("LQPN", 8),
+        Column::right("RQPN", 8),
+        Column::left("TYPE", 8),
+        Column::left("STATE", 5),
+        Column::right("PDN", 6),
+    ]
+}
+
+pub fn error_row(e: &ErrorQp) -> Row {
+    let q = &e.qp;
+    Row {
+        id: (
+            q.device,
+            Object::Qp(q.clone()).dedup_key().unwrap_or(u64::MAX),
+        ),
+        cells: vec![
+            Cell::Num(e.pid().map(u64::from)),
+            Cell::Text(e.owner_name.clone()),
+            Cell::Text(e.device.clone()),
+            num(q.port),
+            Cell::Num(Some(u64::from(q.lqpn))),
+            num(q.rqpn),
+            Cell::Text(q.qp_type.to_string()),
+            Cell::Text(q.state.to_string()),
+            num(q.pdn),
+        ],
+        alert: true,
+        owner: Some(q.owner.clone()),
+    }
+}

@@ -1,0 +1,157 @@
+//! The interactive terminal front end: terminal setup and restore, the input
+//! and collector threads, and the event loop that feeds `App::update` and
+//! draws with `ui::draw`.
+
+pub mod collector;
+pub mod input;
+pub mod signals;
+pub mod terminal;
+
+use crate::app::config::default_direction;
+use crate::app::{App, AppConfig, Command, Event, Thresholds};
+use crate::model::consumers::{SortDirection, SortKey};
+use crate::model::filter::Filter;
+use crate::source::Source;
+use crate::ui;
+use collector::Control;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use terminal::{TerminalGuard, Tty};
+
+/// How often the clock ticks (header ages, signal checks) when nothing else happens.
+const TICK: Duration = Duration::from_millis(250);
+
+/// What the command line chose for the TUI.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuiOptions {
+    /// Collection interval (`-d/--delay`).
+    pub interval: Duration,
+    /// `--dev`, `--pid`, `--type`, `--state`.
+    pub filter: Filter,
+    pub sort: SortKey,
+    /// `None`: the natural direction for the sort column.
+    pub direction: Option<SortDirection>,
+    /// Capture the mouse (`--no-mouse` turns it off).
+    pub mouse: bool,
+    /// Use colours (`--no-color` turns them off; so does a non-empty `NO_COLOR`).
+    pub color: bool,
+    pub thresholds: Thresholds,
+}
+
+impl Default for TuiOptions {
+    fn default() -> Self {
+        TuiOptions {
+            interval: Duration::from_secs(2),
+            filter: Filter::default(),
+            sort: SortKey::default(),
+            direction: None,
+            mouse: true,
+            color: true,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// True when the environment asks for no colour (<https://no-color.org>).
+pub fn no_color_env() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+impl TuiOptions {
+    /// The application configuration these options stand for, with `NO_COLOR` applied.
+    pub fn app_config(&self) -> AppConfig {
+        let direction = self
+            .direction
+            .unwrap_or_else(|| default_direction(self.sort));
+        AppConfig {
+            interval: self.interval,
+            filter: self.filter.clone(),
+            sort: self.sort,
+            direction,
+            thresholds: self.thresholds,
+            color: self.color && !no_color_env(),
+            mouse: self.mouse,
+        }
+    }
+}
+
+/// True when stdin and stdout are a terminal, which the interactive view needs.
+pub fn has_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// Runs the interactive UI on the controlling terminal until the user quits
+/// or a termination signal arrives. The terminal is restored on every path.
+pub fn run(source: Box<dyn Source>, options: TuiOptions) -> anyhow::Result<()> {
+    let config = options.app_config();
+    let mut app = App::new(config, source.kind());
+    let _signals = signals::install()?;
+    let mut guard = TerminalGuard::enter(options.mouse)?;
+
+    let (events_tx, events_rx) = mpsc::channel();
+    let (control_tx, control_rx) = mpsc::channel();
+    let stop_input = Arc::new(AtomicBool::new(false));
+    let input = input::spawn(events_tx.clone(), Arc::clone(&stop_input))?;
+    // The collector is never joined: a dump in progress must not delay quitting.
+    collector::spawn(source, options.interval, events_tx.clone(), control_rx)?;
+    drop(events_tx);
+
+    let result = event_loop(&mut app, guard.terminal(), &events_rx, &control_tx);
+
+    let _ = control_tx.send(Control::Stop);
+    stop_input.store(true, Ordering::SeqCst);
+    drop(guard);
+    let _ = input.join();
+    result
+}
+
+fn event_loop(
+    app: &mut App,
+    terminal: &mut Tty,
+    events: &Receiver<Event>,
+    control: &Sender<Control>,
+) -> anyhow::Result<()> {
+    let size = terminal.size()?;
+    app.update(Event::Resize(size.width, size.height));
+    app.update(Event::Tick(now_ms()));
+    terminal.draw(|f| ui::draw(f, app))?;
+    loop {
+        let event = if signals::termination_requested() {
+            Event::Quit
+        } else {
+            match events.recv_timeout(TICK) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => Event::Tick(now_ms()),
+                Err(RecvTimeoutError::Disconnected) => Event::Quit,
+            }
+        };
+        let ticked = matches!(event, Event::Tick(_));
+        let mut commands = app.update(event);
+        if !ticked {
+            commands.extend(app.update(Event::Tick(now_ms())));
+        }
+        for command in commands {
+            match command {
+                Command::Quit => return Ok(()),
+                Command::SetInterval(d) => {
+                    let _ = control.send(Control::SetInterval(d));
+                }
+                Command::SetDetails(scope) => {
+                    let _ = control.send(Control::SetDetails(scope));
+                }
+            }
+        }
+        // ratatui diffs against the previous frame: only changed cells are written.
+        terminal.draw(|f| ui::draw(f, app))?;
+    }
+}

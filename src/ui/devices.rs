@@ -1,0 +1,224 @@
+//! The device pane: one row per device (VFs under their PF), one gauge per type.
+
+use super::format::pad;
+use super::gauge::{GaugePlan, gauge, plan};
+use super::paint::{put, put_spans, style_area, title_line};
+use super::theme::Theme;
+use crate::app::cursor::visible_offset;
+use crate::app::devices_view::{DeviceRow, PortSummary, Tree};
+use crate::app::layout::TablePane;
+use crate::app::{App, Focus};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+/// Column widths for the device grid at a given width.
+struct Grid {
+    name: u16,
+    port: u16,
+    cell: u16,
+}
+
+fn grid(rows: &[DeviceRow], types: usize, width: u16) -> Grid {
+    let name_w = rows
+        .iter()
+        .map(|r| r.name.chars().count() + if r.tree == Tree::Root { 0 } else { 2 })
+        .max()
+        .unwrap_or(6)
+        .clamp(6, 16);
+    let port_w = rows
+        .iter()
+        .map(|r| port_text(&r.ports).chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 22);
+    let name = u16::try_from(name_w).unwrap_or(16);
+    let mut port = u16::try_from(port_w).unwrap_or(22);
+    let types = u16::try_from(types.max(1)).unwrap_or(7);
+    let cell_for = |port: u16| width.saturating_sub(name + port + 2) / types;
+    // Narrow terminals: keep the port state, give the netdev's room to the gauges.
+    if cell_for(port) < 9 {
+        port = port.min(6);
+    }
+    Grid {
+        name,
+        port,
+        cell: cell_for(port),
+    }
+}
+
+/// The port column: state and netdev, or just the state when that is all that fits.
+fn port_cell(ports: &[PortSummary], width: usize) -> String {
+    let full = port_text(ports);
+    if full.chars().count() <= width {
+        return full;
+    }
+    ports
+        .first()
+        .and_then(|p| p.state)
+        .map(|s| s.name())
+        .unwrap_or("?")
+        .to_string()
+}
+
+fn port_text(ports: &[PortSummary]) -> String {
+    let Some(first) = ports.first() else {
+        return "-".to_string();
+    };
+    let state = first.state.map(|s| s.name()).unwrap_or("?");
+    let mut text = match &first.netdev {
+        Some(n) => format!("{state} {n}"),
+        None => state.to_string(),
+    };
+    if ports.len() > 1 {
+        text.push_str(&format!(" +{}", ports.len() - 1));
+    }
+    text
+}
+
+pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
+    let buf = frame.buffer_mut();
+    let focused = app.focus == Focus::Devices;
+    let title_style = if focused { theme.title() } else { theme.bold() };
+    let count = format!("Devices ({})", app.devices.len());
+    title_line(
+        buf,
+        pane.title,
+        Span::styled(count, title_style),
+        &[],
+        theme.dim(),
+    );
+
+    let types: Vec<_> = app
+        .devices
+        .first()
+        .map(|r| r.usage.iter().map(|(t, _)| *t).collect())
+        .unwrap_or_else(|| app.filter.visible_types());
+    let g = grid(&app.devices, types.len(), pane.header.width);
+
+    // Column headers.
+    if pane.header.height > 0 {
+        let y = pane.header.y;
+        let mut x = pane.header.x;
+        let style = theme.column_header();
+        put(
+            buf,
+            x,
+            y,
+            &pad("DEVICE", usize::from(g.name), false),
+            g.name,
+            style,
+        );
+        x += g.name + 1;
+        put(
+            buf,
+            x,
+            y,
+            &pad("PORT", usize::from(g.port), false),
+            g.port,
+            style,
+        );
+        x += g.port + 1;
+        for t in &types {
+            put(
+                buf,
+                x,
+                y,
+                &pad(t.label(), usize::from(g.cell.saturating_sub(1)), false),
+                g.cell.saturating_sub(1),
+                style,
+            );
+            x = x.saturating_add(g.cell);
+        }
+    }
+
+    if app.devices.is_empty() {
+        let message = if app.snapshot().is_some() {
+            "no RDMA devices"
+        } else {
+            "collecting…"
+        };
+        put(
+            buf,
+            pane.rows.x,
+            pane.rows.y,
+            message,
+            pane.rows.width,
+            theme.dim(),
+        );
+        return;
+    }
+
+    // One plan per type column, over every device, so gauges line up.
+    let plans: Vec<GaugePlan> = (0..types.len())
+        .map(|i| {
+            let entries: Vec<_> = app
+                .devices
+                .iter()
+                .map(|r| r.usage.get(i).and_then(|(_, e)| e.as_ref()))
+                .collect();
+            plan(&entries, usize::from(g.cell.saturating_sub(1)))
+        })
+        .collect();
+    let height = usize::from(pane.rows.height);
+    let offset = visible_offset(app.device_cursor, app.devices.len(), height);
+    for (i, row) in app.devices.iter().enumerate().skip(offset).take(height) {
+        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
+        draw_row(buf, line, row, &g, &plans, app, theme);
+        if focused && i == app.device_cursor.selected {
+            style_area(buf, line, theme.selected(true));
+        }
+    }
+}
+
+fn draw_row(
+    buf: &mut ratatui::buffer::Buffer,
+    line: Rect,
+    row: &DeviceRow,
+    g: &Grid,
+    plans: &[GaugePlan],
+    app: &App,
+    theme: &Theme,
+) {
+    let mut x = line.x;
+    let y = line.y;
+    let name = match row.tree {
+        Tree::Root => row.name.clone(),
+        Tree::Vf { last: false } => format!("├ {}", row.name),
+        Tree::Vf { last: true } => format!("└ {}", row.name),
+    };
+    let name_style = if row.dump_errors > 0 {
+        theme.warning()
+    } else {
+        theme.plain()
+    };
+    put(
+        buf,
+        x,
+        y,
+        &pad(&name, usize::from(g.name), false),
+        g.name,
+        name_style,
+    );
+    x += g.name + 1;
+    let state = row.ports.first().and_then(|p| p.state);
+    put(
+        buf,
+        x,
+        y,
+        &pad(
+            &port_cell(&row.ports, usize::from(g.port)),
+            usize::from(g.port),
+            false,
+        ),
+        g.port,
+        theme.port(state),
+    );
+    x += g.port + 1;
+    for ((_, entry), plan) in row.usage.iter().zip(plans) {
+        let spans = gauge(entry.as_ref(), *plan, &app.config.thresholds, theme);
+        put_spans(buf, Rect::new(x, y, g.cell.saturating_sub(1), 1), &spans);
+        x = x.saturating_add(g.cell);
+    }
+}

@@ -1,0 +1,128 @@
+//! The drill-down: one owner's objects, a tab per type, with totals.
+
+use super::object_table;
+use super::paint::{put, put_spans};
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::drill::{DetailState, DrillView};
+use crate::app::layout::{drill_layout, tab_spans};
+use crate::app::update::tab_label;
+use crate::model::{QpState, ResourceType};
+use crate::units::bytes;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+pub fn draw(frame: &mut Frame, body: Rect, app: &App, view: &DrillView, theme: &Theme) {
+    let l = drill_layout(body);
+    let buf = frame.buffer_mut();
+    put_spans(buf, l.info, &info(view, theme));
+
+    let counts = view.consumer.as_ref().map(|c| c.counts);
+    let labels: Vec<String> = view
+        .tabs
+        .iter()
+        .map(|t| tab_label(*t, counts.map(|c| c.get(*t))))
+        .collect();
+    for ((x, w), (label, t)) in tab_spans(&labels, l.tabs)
+        .iter()
+        .zip(labels.iter().zip(&view.tabs))
+    {
+        let style = if *t == view.tab {
+            theme.selected(true).patch(theme.bold())
+        } else {
+            theme.plain()
+        };
+        put(
+            buf,
+            *x,
+            l.tabs.y,
+            label,
+            (*w).min(l.tabs.right().saturating_sub(*x)),
+            style,
+        );
+    }
+
+    let empty = match view.details {
+        DetailState::Loaded => "none",
+        DetailState::Loading => "loading objects…",
+        DetailState::NotInFrozen => "frozen before these objects were collected: Space resumes",
+    };
+    object_table::draw(buf, &l.table, &view.table, empty, theme);
+    if view.details != DetailState::Loaded && !view.table.rows.is_empty() {
+        // ERROR QPs are always kept, so some rows show before the rest arrive.
+        let note = format!(" {empty} ");
+        let w = u16::try_from(note.chars().count()).unwrap_or(0);
+        let x = l.table.title.right().saturating_sub(w);
+        put(buf, x, l.table.title.y, &note, w, theme.dim());
+    }
+    put_spans(buf, l.totals, &totals(app, view, theme));
+}
+
+fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+    let mut spans = Vec::new();
+    let Some(c) = &view.consumer else {
+        spans.push(Span::styled(format!("{}", view.owner), theme.bold()));
+        spans.push(Span::styled(
+            "  holds no RDMA objects any more (Esc goes back)",
+            theme.dim(),
+        ));
+        return spans;
+    };
+    if let Some(pid) = c.pid() {
+        spans.push(Span::styled(format!("pid {pid} "), theme.title()));
+    }
+    spans.push(Span::styled(c.name.clone(), theme.bold()));
+    if let Some(user) = c.user() {
+        spans.push(Span::raw(format!("  user {user}")));
+    }
+    if let Some(container) = c.container() {
+        spans.push(Span::raw(format!("  container {container}")));
+    }
+    if !c.devices.is_empty() {
+        spans.push(Span::raw(format!("  on {}", c.devices.join(", "))));
+    }
+    if let Some(p) = &c.process
+        && !p.cmdline.is_empty()
+    {
+        spans.push(Span::styled(
+            format!("  {}", p.cmdline.join(" ")),
+            theme.dim(),
+        ));
+    }
+    spans
+}
+
+fn totals<'a>(_app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+    let Some(c) = &view.consumer else {
+        return Vec::new();
+    };
+    let mut spans = vec![Span::styled("total ", theme.bold())];
+    for t in &view.tabs {
+        let n = c.counts.get(*t);
+        spans.push(Span::raw(format!("{} {n}", t.label())));
+        if *t == ResourceType::Qp {
+            let errors = c.error_qps();
+            if errors > 0 {
+                spans.push(Span::styled(format!(" ({errors} in error)"), theme.alert()));
+            }
+            let rts = c.qp_states.get(QpState::Rts);
+            if rts > 0 && rts != n {
+                spans.push(Span::styled(format!(" ({rts} RTS)"), theme.dim()));
+            }
+        }
+        if *t == ResourceType::Mr && c.mr_bytes > 0 {
+            spans.push(Span::raw(format!(" ({})", bytes(c.mr_bytes))));
+        }
+        spans.push(Span::raw("  "));
+    }
+    let listed = view.listed.get(view.tab);
+    let total = c.counts.get(view.tab);
+    if listed != total {
+        spans.push(Span::styled(
+            format!("listed {listed} of {total} {}", view.tab.label()),
+            theme.dim(),
+        ));
+    }
+    spans
+}

@@ -1,0 +1,117 @@
+//! Header: where the data comes from and how fresh it is, then warnings.
+
+use super::paint::put_spans;
+use super::theme::Theme;
+use crate::app::App;
+use crate::model::SourceKind;
+use crate::units::duration;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use std::time::Duration;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let buf = frame.buffer_mut();
+    let line1 = Rect::new(area.x, area.y, area.width, area.height.min(1));
+    put_spans(buf, line1, &identity(app, theme));
+    if area.height >= 2 {
+        let line2 = Rect::new(area.x, area.y + 1, area.width, 1);
+        put_spans(buf, line2, &status(app, theme));
+    }
+}
+
+fn badge_text(source: SourceKind) -> &'static str {
+    match source {
+        SourceKind::Live => " LIVE ",
+        SourceKind::Demo => " DEMO: simulated data ",
+        SourceKind::Replay => " REPLAY: recorded data ",
+    }
+}
+
+fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
+    let sep = || Span::styled("  ", theme.plain());
+    let mut spans = vec![
+        Span::styled("restop ", theme.title()),
+        Span::styled(badge_text(app.source), theme.source_badge(app.source)),
+    ];
+    if app.frozen {
+        spans.push(sep());
+        let waiting = if app.newer_while_frozen > 0 {
+            format!(" FROZEN ({} newer) ", app.newer_while_frozen)
+        } else {
+            " FROZEN ".to_string()
+        };
+        spans.push(Span::styled(waiting, theme.frozen_badge()));
+    }
+    let meta = app.snapshot().map(|s| &s.meta);
+    if let Some(m) = meta {
+        spans.push(sep());
+        spans.push(Span::styled(m.host.clone(), theme.bold()));
+    }
+    spans.push(sep());
+    spans.push(Span::raw(format!("every {}", duration(app.interval))));
+    if let Some(m) = meta {
+        // Whole seconds: a sub-second age would change on every redraw.
+        let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
+        let age = if age_s == 0 {
+            "just now".to_string()
+        } else {
+            format!("{} ago", duration(Duration::from_secs(age_s)))
+        };
+        spans.push(sep());
+        spans.push(Span::raw(format!(
+            "updated {age} in {}",
+            duration(Duration::from_micros(m.collect_us))
+        )));
+        // Least urgent last: it is the first thing cut on narrow terminals.
+        spans.push(sep());
+        spans.push(Span::raw(format!("kernel {}", m.kernel)));
+    }
+    spans
+}
+
+fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
+    if let Some(err) = &app.collect_error {
+        let first_line = err.lines().next().unwrap_or_default();
+        let kept = if app.snapshot().is_some() {
+            " (showing the last good snapshot)"
+        } else {
+            ""
+        };
+        return vec![Span::styled(
+            format!("collection failed: {first_line}{kept}"),
+            theme.alert(),
+        )];
+    }
+    let Some(s) = app.snapshot() else {
+        return vec![Span::styled("collecting…", theme.dim())];
+    };
+    let mut spans = vec![Span::raw(format!(
+        "{} devices  {} owners  ",
+        s.devices.len(),
+        app.consumers.len()
+    ))];
+    let errors = app.errors.rows.len();
+    let error_style = if errors > 0 {
+        theme.alert()
+    } else {
+        theme.plain()
+    };
+    spans.push(Span::styled(format!("{errors} ERROR QPs"), error_style));
+    let warnings = &s.meta.warnings;
+    if !warnings.is_empty() {
+        spans.push(Span::raw("  "));
+        let joined = warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ");
+        let text = if warnings.len() == 1 {
+            format!("⚠ {joined}")
+        } else {
+            format!("⚠ {} warnings: {joined}", warnings.len())
+        };
+        spans.push(Span::styled(text, theme.warning()));
+    }
+    spans
+}

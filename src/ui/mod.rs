@@ -1,0 +1,50 @@
+//! Rendering: functions of the application state and the frame area. No
+//! I/O, no aggregation, no state changes.
+
+pub mod consumers;
+pub mod devices;
+pub mod drill;
+pub mod errors;
+pub mod footer;
+pub mod format;
+pub mod gauge;
+pub mod header;
+pub mod help;
+pub mod object_table;
+pub mod paint;
+pub mod theme;
+
+use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, main_layout, too_small};
+use crate::app::{App, Screen};
+use ratatui::Frame;
+use ratatui::widgets::{Paragraph, Wrap};
+use theme::Theme;
+
+/// Draws the whole screen for `app`.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let theme = Theme::new(app.config.color);
+    if too_small(area) {
+        let text = format!(
+            "terminal too small: {}x{} (restop needs {MIN_WIDTH}x{MIN_HEIGHT}; q quits)",
+            area.width, area.height
+        );
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let l = frame_layout(area);
+    header::draw(frame, l.header, app, &theme);
+    match app.screen() {
+        None => {
+            let main = main_layout(l.body, app.devices.len());
+            devices::draw(frame, &main.devices, app, &theme);
+            consumers::draw(frame, &main.consumers, app, &theme);
+        }
+        Some(Screen::Drill(view)) => drill::draw(frame, l.body, app, view, &theme),
+        Some(Screen::ErrorQps) => errors::draw(frame, l.body, app, &theme),
+    }
+    footer::draw(frame, l.footer, app, &theme);
+    if app.help.is_some() {
+        help::draw(frame, area, app, &theme);
+    }
+}

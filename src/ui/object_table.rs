@@ -1,0 +1,86 @@
+//! Draws a generic object table (drill-down tabs, ERROR-QP pane).
+
+use super::consumers::sort_marker;
+use super::format::pad;
+use super::paint::{put, style_area};
+use super::theme::Theme;
+use crate::app::cursor::visible_offset;
+use crate::app::layout::TablePane;
+use crate::app::object_table::{Align, Cell, ObjectTable};
+use crate::app::update::table_columns;
+use crate::units::bytes;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+fn cell_text(cell: &Cell, theme: &Theme) -> (String, Style) {
+    match cell {
+        Cell::Num(Some(n)) => (n.to_string(), theme.plain()),
+        Cell::Num(None) => ("-".into(), theme.dim()),
+        Cell::Bytes(n) => (bytes(*n), theme.plain()),
+        Cell::Hex(Some(n)) => (format!("{n:#x}"), theme.plain()),
+        Cell::Hex(None) => ("hidden".into(), theme.dim()),
+        Cell::Text(t) if t.is_empty() => ("-".into(), theme.dim()),
+        Cell::Text(t) => (t.clone(), theme.plain()),
+    }
+}
+
+/// Header and rows of `table` in `pane` (the title line is the caller's).
+/// `empty` is shown when there are no rows.
+pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str, theme: &Theme) {
+    let placed = table_columns(table, pane.header.width);
+    if pane.header.height > 0 {
+        for (i, (x, w)) in placed.iter().enumerate() {
+            let Some(col) = table.columns.get(i) else {
+                continue;
+            };
+            let sorted = i == table.sort_column;
+            let title = if sorted {
+                format!("{}{}", col.title, sort_marker(table.direction))
+            } else {
+                col.title.to_string()
+            };
+            let style = if sorted {
+                theme.column_header().patch(theme.title())
+            } else {
+                theme.column_header()
+            };
+            let text = pad(&title, usize::from(*w), col.align == Align::Right);
+            put(buf, pane.header.x + x, pane.header.y, &text, *w, style);
+        }
+    }
+    if table.rows.is_empty() {
+        put(
+            buf,
+            pane.rows.x,
+            pane.rows.y,
+            empty,
+            pane.rows.width,
+            theme.dim(),
+        );
+        return;
+    }
+    let height = usize::from(pane.rows.height);
+    let offset = visible_offset(table.cursor, table.rows.len(), height);
+    for (i, row) in table.rows.iter().enumerate().skip(offset).take(height) {
+        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        for (c, (x, w)) in placed.iter().enumerate() {
+            let (Some(cell), Some(col)) = (row.cells.get(c), table.columns.get(c)) else {
+                continue;
+            };
+            let (text, mut style) = cell_text(cell, theme);
+            if row.alert && col.title == "STATE" {
+                style = theme.alert();
+            }
+            let text = pad(&text, usize::from(*w), col.align == Align::Right);
+            put(buf, pane.rows.x + x, y, &text, *w, style);
+        }
+        if i == table.cursor.selected {
+            style_area(
+                buf,
+                Rect::new(pane.rows.x, y, pane.rows.width, 1),
+                theme.selected(true),
+            );
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Styles. Text keeps the terminal's own foreground so light and dark
+//! terminals both read well; colour marks only state (levels, alerts, the
+//! demo badge), and `NO_COLOR` turns it into bold/reverse.
+
+use crate::app::Level;
+use crate::model::{PortState, SourceKind};
+use ratatui::style::{Color, Modifier, Style};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Theme {
+    color: bool,
+}
+
+impl Theme {
+    pub fn new(color: bool) -> Theme {
+        Theme { color }
+    }
+
+    fn fg(&self, c: Color) -> Style {
+        if self.color {
+            Style::new().fg(c)
+        } else {
+            Style::new()
+        }
+    }
+
+    pub fn plain(&self) -> Style {
+        Style::new()
+    }
+
+    pub fn bold(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(&self) -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+
+    /// Pane titles and the header's program name.
+    pub fn title(&self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+
+    /// Column headers.
+    pub fn column_header(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+
+    pub fn selected(&self, focused: bool) -> Style {
+        if focused {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new().add_modifier(Modifier::UNDERLINED)
+        }
+    }
+
+    /// Something broken (ERROR QPs, failed collection).
+    pub fn alert(&self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn warning(&self) -> Style {
+        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn level(&self, level: Level) -> Style {
+        match level {
+            Level::Normal => self.fg(Color::Green),
+            Level::Warn => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Level::Critical => self.fg(Color::Red).add_modifier(Modifier::BOLD),
+        }
+    }
+
+    /// The empty part of a gauge.
+    pub fn gauge_track(&self) -> Style {
+        self.dim()
+    }
+
+    pub fn port(&self, state: Option<PortState>) -> Style {
+        match state {
+            Some(PortState::Active) => self.fg(Color::Green),
+            Some(PortState::Down) | None => self.fg(Color::Red),
+            Some(_) => self.fg(Color::Yellow),
+        }
+    }
+
+    /// The source badge: simulated or recorded data must never pass for live.
+    pub fn source_badge(&self, source: SourceKind) -> Style {
+        let base = Style::new().add_modifier(Modifier::BOLD);
+        match (source, self.color) {
+            (SourceKind::Live, _) => base,
+            (SourceKind::Demo, true) => base.fg(Color::Black).bg(Color::Yellow),
+            (SourceKind::Replay, true) => base.fg(Color::Black).bg(Color::Magenta),
+            (_, false) => base.add_modifier(Modifier::REVERSED),
+        }
+    }
+
+    pub fn frozen_badge(&self) -> Style {
+        let base = Style::new().add_modifier(Modifier::BOLD);
+        if self.color {
+            base.fg(Color::Black).bg(Color::Cyan)
+        } else {
+            base.add_modifier(Modifier::REVERSED)
+        }
+    }
+
+    /// A zero count: present but quiet.
+    pub fn zero(&self) -> Style {
+        self.dim()
+    }
+}
