@@ -1,0 +1,316 @@
+#!/bin/bash
+# Boot Debian's stock kernel under QEMU, bring up Soft-RoCE (rdma_rxe) and run one
+# guest scenario against that real kernel RDMA stack. Results come back through a
+# 9p share into the output folder.
+#
+#   tests/vm/run-vm.sh [options] SCENARIO [ARGS...]
+#
+# SCENARIO is a bash script (e.g. tests/vm/scenarios/main.sh) run in the guest as
+# /scenario/run.sh ARGS; it can `. /scenario/lib.sh`. What it writes under /out
+# lands in the output folder.
+#
+# Options:
+#   -b FILE   host binary to copy to the guest's /usr/local/bin, with the libraries
+#             ldd lists (repeatable), e.g. target/debug/restop
+#   -o DIR    output folder (default: a new mktemp folder, printed at the end)
+#   -t SECS   hard timeout of the whole VM run (default 600)
+#   -c N      guest vCPUs (default: host cores)
+#   -m MEM    guest memory (default 2G)
+#   -a ACCEL  auto | kvm | tcg (default auto: KVM only if /proc/cpuinfo shows vmx
+#             or svm, with a boot watchdog that falls back to TCG)
+#   -i        interactive: the console is this terminal; after the scenario the
+#             guest gives a bash shell, `exit` powers it off
+#   -n        never run apt-get (fail if something is missing)
+#   -h        this help
+#
+# Environment:
+#   RESTOP_VM_CACHE     kernel cache (default /var/cache/restop-vm)
+#   RESTOP_VM_DEB_DIRS  extra folders (':'-separated) searched for an already
+#                       downloaded kernel .deb (/var/cache/apt/archives always is)
+#
+# Needs root. Exit status: the scenario's; 124 on timeout; 2 on setup errors.
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${RESTOP_VM_CACHE:-/var/cache/restop-vm}
+OUT=
+TIMEOUT=600
+CPUS=$(nproc)
+MEM=2G
+ACCEL=auto
+INTERACTIVE=0
+APT=1
+BINS=()
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+log() { echo "[run-vm $(date +%T)] $*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+while getopts "b:o:t:c:m:a:inh" opt; do
+	case $opt in
+	b) BINS+=("$OPTARG") ;;
+	o) OUT=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	c) CPUS=$OPTARG ;;
+	m) MEM=$OPTARG ;;
+	a) ACCEL=$OPTARG ;;
+	i) INTERACTIVE=1 ;;
+	n) APT=0 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+SCENARIO=$1
+shift
+[ -f "$SCENARIO" ] || die "scenario $SCENARIO not found"
+[ "$(id -u)" = 0 ] || die "needs root (apt-get, and qemu writing the results as root)"
+T0=$(date +%s.%N)
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --- host packages -----------------------------------------------------------
+PACKAGES=(qemu-system-x86 busybox-static bash coreutils iproute2 kmod cpio gcc libc6-dev
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev)
+apt_updated=0
+apt_update() {
+	[ $apt_updated = 1 ] && return 0
+	apt_updated=1
+	log "apt-get update"
+	apt-get update -qq >&2 || log "apt-get update failed, trying anyway"
+}
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ $APT = 1 ] || die "missing packages: ${missing[*]}"
+	apt_update
+	log "apt-get install ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+		die "apt-get install ${missing[*]} failed"
+fi
+
+# --- kernel: the package linux-image-amd64 depends on, unpacked in the cache ---
+kernel_package() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+}
+KPKG=$(kernel_package)
+if [ -z "$KPKG" ] && [ $APT = 1 ]; then
+	apt_update
+	KPKG=$(kernel_package)
+fi
+if [ -z "$KPKG" ]; then # offline: the newest kernel already unpacked
+	KPKG=$(ls -1 "$CACHE/kernel" 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$KPKG" ] || die "cannot tell which kernel package to use (no apt lists, empty cache)"
+fi
+KROOT=$CACHE/kernel/$KPKG
+if ! ls "$KROOT"/boot/vmlinuz-* >/dev/null 2>&1; then
+	mkdir -p "$CACHE/debs"
+	deb=
+	IFS=: read -r -a deb_dirs <<<"$CACHE/debs:/var/cache/apt/archives:${RESTOP_VM_DEB_DIRS:-}"
+	for d in "${deb_dirs[@]}"; do
+		[ -n "$d" ] || continue
+		deb=$(ls -1 "$d/${KPKG}"_*_amd64.deb 2>/dev/null | sort -V | tail -n 1 || true)
+		[ -n "$deb" ] && break
+	done
+	if [ -z "$deb" ]; then
+		log "downloading $KPKG"
+		(cd "$CACHE/debs" && apt-get download "$KPKG" >&2) ||
+			{ apt_update; (cd "$CACHE/debs" && apt-get download "$KPKG" >&2); } ||
+			die "apt-get download $KPKG failed"
+		deb=$(ls -1 "$CACHE/debs/${KPKG}"_*_amd64.deb | sort -V | tail -n 1)
+	fi
+	log "unpacking $deb"
+	rm -rf "$KROOT.partial"
+	mkdir -p "$KROOT.partial"
+	dpkg-deb -x "$deb" "$KROOT.partial" || die "dpkg-deb -x $deb failed"
+	mv "$KROOT.partial" "$KROOT"
+fi
+VMLINUZ=$(ls -1 "$KROOT"/boot/vmlinuz-* | sort -V | tail -n 1)
+KVER=${VMLINUZ##*/vmlinuz-}
+KMODS=$KROOT/lib/modules/$KVER
+[ -d "$KMODS" ] || die "no modules for $KVER in $KROOT"
+[ -f "$KMODS/modules.dep" ] || depmod -b "$KROOT" "$KVER"
+
+# --- output folder and scratch space -------------------------------------------
+if [ -z "$OUT" ]; then
+	OUT=$(mktemp -d /tmp/restop-vm.XXXXXX)
+else
+	mkdir -p "$OUT"
+fi
+OUT=$(cd "$OUT" && pwd)
+rm -f "$OUT/scenario.rc"
+BUILD=$(mktemp -d /tmp/restop-vm-build.XXXXXX)
+QEMU_PID=
+cleanup() {
+	[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null
+	rm -rf "$BUILD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- workloads -----------------------------------------------------------------
+WORKLOADS=()
+for src in "$VM_DIR"/workloads/*.c; do
+	[ -e "$src" ] || continue
+	bin=$BUILD/$(basename "$src" .c)
+	gcc -O2 -Wall -Wextra -o "$bin" "$src" -libverbs -lrdmacm -lpthread || die "building $src failed"
+	WORKLOADS+=("$bin")
+done
+
+# --- initramfs -------------------------------------------------------------------
+R=$BUILD/root
+mkdir -p "$R"/{usr/bin,usr/sbin,usr/lib,usr/lib64,usr/local/bin,etc,proc,sys,dev,tmp,run,root,out,scenario}
+ln -s usr/bin "$R/bin"
+ln -s usr/sbin "$R/sbin"
+ln -s usr/lib "$R/lib"
+ln -s usr/lib64 "$R/lib64"
+
+# put FILE at DEST (default: same path, with its folder resolved, so that the
+# usr-merged /lib -> /usr/lib paths ldd prints land in one place)
+put() {
+	local src=$1 dst=${2:-$(realpath "$(dirname "$1")")/$(basename "$1")}
+	[ -e "$R$dst" ] && return 0
+	mkdir -p "$R$(dirname "$dst")"
+	cp -L "$src" "$R$dst"
+}
+put_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$lib" ] && put "$lib"
+	done
+	return 0
+}
+put_prog() { # PATH-or-NAME DEST
+	local src
+	src=$(command -v "$1") || die "$1 not found on the host"
+	put "$src" "$2"
+	put_libs "$src"
+}
+
+put /bin/busybox /usr/bin/busybox
+for b in bash rdma ip timeout date ibv_devices ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong rping; do
+	put_prog "$b" "/usr/bin/$b"
+done
+put_prog kmod /usr/bin/kmod
+for l in modprobe insmod lsmod depmod; do ln -s ../bin/kmod "$R/usr/sbin/$l"; done
+# the rxe userspace provider (dlopen()ed by libibverbs, so ldd does not list it)
+for so in /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so; do
+	put "$so"
+	put_libs "$so"
+done
+put /etc/libibverbs.d/rxe.driver
+# glibc dlopen()s libgcc_s for thread cancellation; rping dies without it
+put /usr/lib/x86_64-linux-gnu/libgcc_s.so.1
+for b in "${WORKLOADS[@]}" "${BINS[@]}"; do
+	[ -f "$b" ] || die "$b: no such file"
+	put "$b" "/usr/local/bin/$(basename "$b")"
+	put_libs "$b"
+done
+# busybox applets for everything no real program provides
+for a in $(/bin/busybox --list); do
+	[ -e "$R/usr/bin/$a" ] || [ -e "$R/usr/sbin/$a" ] || ln -s busybox "$R/usr/bin/$a"
+done
+echo 'root:x:0:0:root:/root:/bin/bash' >"$R/etc/passwd"
+echo 'root:x:0:' >"$R/etc/group"
+echo '127.0.0.1 localhost' >"$R/etc/hosts"
+echo /usr/lib/x86_64-linux-gnu >"$R/etc/ld.so.conf"
+ldconfig -r "$R"
+
+# kernel modules and what they depend on; crc32_generic: rxe computes its ICRC
+# with the crc32 shash, without it `rdma link add` fails with ENOENT
+for m in rdma_rxe ib_uverbs rdma_ucm crc32_generic dummy 9p 9pnet_virtio virtio_pci; do
+	deps=$(modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null) || die "kernel module $m not found"
+	for ko in $(awk '$1 == "insmod" { print $2 }' <<<"$deps"); do
+		put "$ko" "/lib/modules/$KVER/${ko#"$KMODS"/}"
+	done
+done
+cp "$KMODS"/modules.{order,builtin,builtin.modinfo} "$R/lib/modules/$KVER/" 2>/dev/null || true
+depmod -b "$R" "$KVER"
+
+install -m 0755 "$VM_DIR/guest/init" "$R/init"
+install -m 0644 "$VM_DIR/guest/lib.sh" "$R/scenario/lib.sh"
+install -m 0755 "$SCENARIO" "$R/scenario/run.sh"
+[ $# -gt 0 ] && printf '%q ' "$@" >"$R/scenario/args"
+(cd "$R" && find . -print0 | cpio --null -o -H newc --quiet) >"$BUILD/initramfs.cpio"
+log "kernel $KVER, initramfs $(du -h "$BUILD/initramfs.cpio" | cut -f1) ready after $(elapsed "$T0")s"
+
+# --- boot ------------------------------------------------------------------------
+if [ "$ACCEL" = auto ]; then
+	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then ACCELS=(kvm tcg); else ACCELS=(tcg); fi
+else
+	ACCELS=("$ACCEL")
+fi
+# the guest stops the scenario a little before the host kills QEMU, so that the
+# results written so far still reach the output folder
+GUEST_TIMEOUT=$((TIMEOUT > 60 ? TIMEOUT - 20 : TIMEOUT * 2 / 3))
+CONSOLE=$OUT/console.log
+
+# boot ACCEL WATCHDOG_SECS -> 0 ran, 124 timeout, 125 no /init within the watchdog
+boot() {
+	local accel=$1 watchdog=$2 args=()
+	# shellcheck disable=SC2054 # QEMU's own comma syntax
+	if [ "$accel" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg,thread=multi -cpu max); fi
+	local append="console=ttyS0 panic=-1 loglevel=4 mitigations=off restop_vm.timeout=$GUEST_TIMEOUT"
+	[ $INTERACTIVE = 1 ] && append+=" restop_vm.shell=1"
+	args+=(-m "$MEM" -smp "$CPUS" -nodefaults -no-user-config -display none -no-reboot
+		-kernel "$VMLINUZ" -initrd "$BUILD/initramfs.cpio" -append "$append"
+		-virtfs "local,path=$OUT,mount_tag=restop_out,security_model=none,id=restop_out")
+	if [ $INTERACTIVE = 1 ]; then
+		log "booting ($accel); the guest console is this terminal"
+		qemu-system-x86_64 "${args[@]}" -serial mon:stdio
+		return 0
+	fi
+	log "booting ($accel, $CPUS vCPU, $MEM, timeout ${TIMEOUT}s), results in $OUT"
+	: >"$CONSOLE"
+	local start now
+	start=$(date +%s)
+	timeout -s KILL "$TIMEOUT" qemu-system-x86_64 "${args[@]}" -serial "file:$CONSOLE" \
+		>"$OUT/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		sleep 1
+		now=$(date +%s)
+		if ! grep -aq '^@@ init-start' "$CONSOLE" && [ $((now - start)) -ge "$watchdog" ]; then
+			log "no /init after ${watchdog}s with $accel"
+			kill "$QEMU_PID" 2>/dev/null
+			wait "$QEMU_PID" 2>/dev/null || true
+			QEMU_PID=
+			return 125
+		fi
+	done
+	local rc=0
+	wait "$QEMU_PID" || rc=$?
+	QEMU_PID=
+	[ $rc = 137 ] && { log "timeout after ${TIMEOUT}s"; return 124; }
+	return 0
+}
+
+rc=125
+for accel in "${ACCELS[@]}"; do
+	tb=$(date +%s.%N)
+	if [ "$accel" = kvm ]; then wd=30; else wd=180; fi
+	boot "$accel" "$wd" && rc=0 || rc=$?
+	[ $rc = 125 ] && continue
+	break
+done
+[ $rc = 125 ] && die "the guest did not boot ($(tail -n 5 "$CONSOLE" 2>/dev/null | tr '\n' ' '))"
+if [ $rc = 0 ]; then
+	if [ -f "$OUT/scenario.rc" ]; then
+		rc=$(cat "$OUT/scenario.rc")
+	else
+		log "the guest wrote no scenario.rc; console tail:"
+		tail -n 20 "$CONSOLE" >&2 || true
+		rc=2
+	fi
+fi
+{
+	echo "accel=$accel cpus=$CPUS mem=$MEM kernel=$KVER"
+	grep -a '^@@ ' "$CONSOLE" 2>/dev/null | tr -d '\r' | sed 's/^@@ /guest: /' || true
+	echo "vm_seconds=$(elapsed "$tb")"
+	echo "total_seconds=$(elapsed "$T0")"
+} >"$OUT/timings.txt"
+log "rc=$rc after $(elapsed "$T0")s; results in $OUT"
+exit "$rc"

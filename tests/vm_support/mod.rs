@@ -1,0 +1,233 @@
+//! Support for the real-kernel tests (tests/vm_e2e.rs): boot the VM once
+//! (tests/vm/run-vm.sh + scenarios/main.sh), load what it recorded, and the
+//! comparisons' building blocks.
+
+pub mod failures;
+pub mod rdma;
+pub mod ready;
+pub mod restop;
+pub mod schema;
+
+use rdma::Snapshot;
+use ready::Ready;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// One run of a restop command in the guest.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub rc: Option<i32>,
+    pub seconds: Option<f64>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Its stdout as JSON.
+    pub fn parse(&self) -> Result<Value, String> {
+        serde_json::from_str(&self.stdout).map_err(|e| {
+            format!(
+                "output is not JSON ({e}); exit status {:?}, stderr: {}",
+                self.rc,
+                self.stderr.trim()
+            )
+        })
+    }
+
+    fn load(dir: &Path, name: &str) -> Run {
+        let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        Run {
+            rc: read("rc").ok().and_then(|s| s.trim().parse().ok()),
+            seconds: read("seconds").ok().and_then(|s| s.trim().parse().ok()),
+            stdout: read("stdout").unwrap_or_default(),
+            stderr: read("stderr").unwrap_or_default(),
+        }
+    }
+}
+
+/// A port as `rdma -j link show` reported it.
+#[derive(Clone, Debug)]
+pub struct Link {
+    pub dev: String,
+    pub dev_index: u64,
+    pub port: u64,
+    pub state: String,
+    pub phys_state: String,
+    pub netdev: String,
+}
+
+/// Everything one boot recorded.
+#[derive(Debug)]
+pub struct Results {
+    pub dir: PathBuf,
+    pub before: Snapshot,
+    pub after: Snapshot,
+    pub json: Run,
+    pub once: Run,
+    /// `--json --dev rxe1` and `--json --pid <tid of a worker thread>`.
+    pub json_dev_rxe1: Run,
+    pub json_pid_thread: Run,
+    pub ready: Vec<Ready>,
+    pub links: Vec<Link>,
+    /// (device, type) → the device limit `ibv_devinfo -v` printed.
+    pub limits: BTreeMap<(String, String), u64>,
+    /// `uname -r` and `uname -n` in the guest.
+    pub kernel: String,
+    pub hostname: String,
+}
+
+impl Results {
+    pub fn load(dir: &Path) -> Result<Results, String> {
+        if dir.join("restop.missing").exists() {
+            return Err(format!("{}: the run had no restop binary", dir.display()));
+        }
+        let mut ready = Vec::new();
+        let ready_dir = dir.join("ready");
+        let entries =
+            fs::read_dir(&ready_dir).map_err(|e| format!("{}: {e}", ready_dir.display()))?;
+        for entry in entries.flatten() {
+            ready.push(Ready::load(&entry.path())?);
+        }
+        ready.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Results {
+            dir: dir.to_path_buf(),
+            before: Snapshot::load(&dir.join("rdma-before"), &dir.join("tasks-before.tsv"))?,
+            after: Snapshot::load(&dir.join("rdma-after"), &dir.join("tasks-after.tsv"))?,
+            json: Run::load(dir, "restop-json"),
+            once: Run::load(dir, "restop-once"),
+            json_dev_rxe1: Run::load(dir, "restop-json-dev-rxe1"),
+            json_pid_thread: Run::load(dir, "restop-json-pid-thread"),
+            ready,
+            links: load_links(&dir.join("env/rdma-link.json"))?,
+            limits: load_limits(&dir.join("env/ibv_devinfo.txt"))?,
+            kernel: read_trimmed(&dir.join("env/kernel.txt")),
+            hostname: read_trimmed(&dir.join("env/hostname.txt")),
+        })
+    }
+
+    /// restop's `--json` output, parsed.
+    pub fn restop_json(&self) -> Result<Value, String> {
+        self.json.parse()
+    }
+
+    pub fn workload(&self, name: &str) -> Option<&Ready> {
+        self.ready.iter().find(|r| r.name == name)
+    }
+}
+
+fn read_trimmed(path: &Path) -> String {
+    fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn load_links(path: &Path) -> Result<Vec<Link>, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let s = |l: &Value, k: &str| l.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let n = |l: &Value, k: &str| l.get(k).and_then(Value::as_u64).unwrap_or(u64::MAX);
+    Ok(v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| Link {
+            dev: s(l, "ifname"),
+            dev_index: n(l, "ifindex"),
+            port: n(l, "port"),
+            state: s(l, "state"),
+            phys_state: s(l, "physical_state"),
+            netdev: s(l, "netdev"),
+        })
+        .collect())
+}
+
+/// `max_qp:  1048560` etc. under each `hca_id:  rxe0` of `ibv_devinfo -v`.
+fn load_limits(path: &Path) -> Result<BTreeMap<(String, String), u64>, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut limits = BTreeMap::new();
+    let mut dev = String::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.trim().split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if key == "hca_id" {
+            dev = value.to_string();
+        } else if let Some(kind) = key.strip_prefix("max_")
+            && ["qp", "cq", "mr", "pd", "srq"].contains(&kind)
+            && let Ok(n) = value.parse()
+        {
+            limits.insert((dev.clone(), kind.to_string()), n);
+        }
+    }
+    Ok(limits)
+}
+
+/// The results of the one VM boot this test binary makes, or `None` (after a
+/// printed notice) when the real-kernel tests are not enabled.
+///
+/// `RESTOP_VM_TESTS=1` enables them. `RESTOP_VM_RESULTS=DIR` checks an earlier
+/// run's output folder instead of booting; `RESTOP_VM_OUT=DIR` chooses where a
+/// boot writes (default: `<target>/tmp/vm-e2e`).
+pub fn results() -> Option<&'static Results> {
+    if std::env::var("RESTOP_VM_TESTS").as_deref() != Ok("1") {
+        eprintln!(
+            "skipped: real-kernel test (QEMU + Soft-RoCE, needs root); \
+             set RESTOP_VM_TESTS=1 to run it, see docs/testing.md"
+        );
+        return None;
+    }
+    static RESULTS: OnceLock<Result<Results, String>> = OnceLock::new();
+    match RESULTS.get_or_init(boot_and_load) {
+        Ok(results) => Some(results),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn boot_and_load() -> Result<Results, String> {
+    if let Some(dir) = std::env::var_os("RESTOP_VM_RESULTS") {
+        return Results::load(Path::new(&dir));
+    }
+    let out = std::env::var_os("RESTOP_VM_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("vm-e2e"));
+    match fs::remove_dir_all(&out) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot clear {}: {e}", out.display()));
+        }
+        _ => {}
+    }
+    let vm = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vm");
+    let script = vm.join("run-vm.sh");
+    // run-vm.sh needs root: use sudo when it works without a password
+    let mut cmd = if nix::unistd::geteuid().is_root() {
+        Command::new(&script)
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.arg("-n").arg(&script);
+        sudo
+    };
+    cmd.arg("-b")
+        .arg(env!("CARGO_BIN_EXE_restop"))
+        .arg("-o")
+        .arg(&out)
+        .arg(vm.join("scenarios/main.sh"));
+    eprintln!("booting the test VM: {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if let Ok(timings) = fs::read_to_string(out.join("timings.txt")) {
+        eprintln!("{timings}");
+    }
+    if !status.success() {
+        return Err(format!(
+            "{} failed ({status}; 124 = timeout, 2 = setup error); see {}/scenario.log and console.log",
+            script.display(),
+            out.display()
+        ));
+    }
+    Results::load(&out)
+}
