@@ -4,6 +4,7 @@ use super::paint::put_spans;
 use super::theme::Theme;
 use crate::app::App;
 use crate::model::SourceKind;
+use crate::output::rfc3339::readable_from_unix_ms;
 use crate::units::duration;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -51,12 +52,18 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
     spans.push(sep());
     spans.push(Span::raw(format!("every {}", duration(app.interval))));
     if let Some(m) = meta {
-        // Whole seconds: a sub-second age would change on every redraw.
-        let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
-        let age = if age_s == 0 {
-            "just now".to_string()
+        // Simulated and recorded snapshots carry their own clock, not ours:
+        // say when they were taken rather than how long ago.
+        let age = if m.source != SourceKind::Live {
+            format!("at {}", readable_from_unix_ms(m.collected_at_ms))
         } else {
-            format!("{} ago", duration(Duration::from_secs(age_s)))
+            // Whole seconds: a sub-second age would change on every redraw.
+            let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
+            if age_s == 0 {
+                "just now".to_string()
+            } else {
+                format!("{} ago", duration(Duration::from_secs(age_s)))
+            }
         };
         spans.push(sep());
         spans.push(Span::raw(format!(
