@@ -4,10 +4,11 @@
 use super::config::AppConfig;
 use super::cursor::Cursor;
 use super::devices_view::{DeviceRow, device_rows};
-use super::drill::{DrillView, scope_covers};
+use super::drill::{DetailState, DrillView, scope_covers};
 use super::layout::{self, FrameLayout, MainLayout};
 use super::object_rows::{error_columns, error_row};
 use super::object_table::ObjectTable;
+use super::replay::ReplayState;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
 use crate::model::error_qps::error_qps;
 use crate::model::filter::Filter;
@@ -81,6 +82,8 @@ pub struct App {
     /// Help overlay open, scrolled this many lines.
     pub help: Option<u16>,
     pub quitting: bool,
+    /// Playing a recording (`--replay`): position, speed, pace.
+    pub replay: Option<ReplayState>,
 }
 
 impl App {
@@ -111,8 +114,15 @@ impl App {
             screens: Vec::new(),
             help: None,
             quitting: false,
+            replay: None,
             config,
         }
+    }
+
+    /// Plays a recording whose snapshots were collected at `times` (Unix ms):
+    /// snapshots then come when `ShowRecord` commands ask for them.
+    pub fn start_replay(&mut self, times: Vec<u64>) {
+        self.replay = Some(ReplayState::new(times));
     }
 
     /// The snapshot on screen (the frozen one while frozen).
@@ -213,6 +223,10 @@ impl App {
                         &self.shown_details,
                         self.frozen,
                     );
+                    // A recording cannot be asked for more than it kept.
+                    if self.replay.is_some() && d.details != DetailState::Loaded {
+                        d.details = DetailState::NotRecorded;
+                    }
                 }
             }
         }
