@@ -49,7 +49,7 @@ impl Default for HistoryConfig {
         HistoryConfig {
             retention: Duration::from_secs(600),
             window: Duration::from_secs(300),
-            min_span: Duration::from_secs(30),
+            min_span: Duration::from_secs(60),
             min_growth: 3,
             max_owners: 512,
             max_points: 600,
@@ -553,7 +553,7 @@ mod tests {
             ..HistoryConfig::default()
         };
         assert_eq!(config.window_ms(), 60_000);
-        assert_eq!(config.rules().min_span_ms, 30_000);
+        assert_eq!(config.rules().min_span_ms, 60_000);
         assert_eq!(config.resolution_ms(), 100);
     }
 }
