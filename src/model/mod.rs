@@ -6,6 +6,7 @@ pub mod device;
 pub mod enums;
 pub mod error_qps;
 pub mod filter;
+pub mod history;
 pub mod objects;
 pub mod owner;
 pub mod resource;

@@ -7,6 +7,7 @@ pub mod json;
 pub mod rfc3339;
 pub mod selection;
 pub mod text;
+pub mod trends;
 
 pub use json::{JsonDocument, render_json};
 pub use selection::{Selection, unknown_device_warning};

@@ -1,0 +1,559 @@
+//! What happened over time: a bounded history of every owner's and device's
+//! counts, the trends and leak suspects read from it, when each ERROR QP
+//! broke, a baseline to compare with, and the alerts all of that raises.
+//!
+//! Memory is bounded whatever runs how long: each series keeps at most
+//! `max_points` points over `retention`, at most `max_owners` owners are
+//! tracked (exited owners go first, then the smallest), and owners and devices
+//! that left are forgotten once their points are older than `retention`.
+//! Time is the snapshots' collection time, never the wall clock, so recorded
+//! and simulated data give the same trends as live data.
+
+mod alerts;
+mod baseline;
+mod error_ages;
+mod series;
+mod trend;
+
+pub use alerts::{Alert, AlertKind, AlertThresholds, Unreleased, counts_text};
+pub use baseline::{Baseline, BaselineDelta, Holdings, OwnerHoldings, TypeDeltas, signed_diff};
+pub use error_ages::{ErrorEntry, ErrorQpAge, QpKey};
+pub use trend::{SERIES_POINTS, TrendRules, TypeTrend, plural, span_text};
+
+use super::consumers::owner_label;
+use super::{OwnerKey, ResourceType, Snapshot, TypeCounts};
+use error_ages::ErrorTracker;
+use series::Series;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryConfig {
+    /// How far back points are kept.
+    pub retention: Duration,
+    /// The span trends and leak verdicts look at (at most `retention`).
+    pub window: Duration,
+    /// The shortest observation a leak verdict is given on.
+    pub min_span: Duration,
+    /// The smallest net growth over the window that can be a leak.
+    pub min_growth: u64,
+    /// Owners tracked at most.
+    pub max_owners: usize,
+    /// Points per series at most (the resolution is `retention / max_points`).
+    pub max_points: usize,
+    pub alerts: AlertThresholds,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig {
+            retention: Duration::from_secs(600),
+            window: Duration::from_secs(300),
+            min_span: Duration::from_secs(60),
+            min_growth: 3,
+            max_owners: 512,
+            max_points: 600,
+            alerts: AlertThresholds::default(),
+        }
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl HistoryConfig {
+    pub fn retention_ms(&self) -> u64 {
+        ms(self.retention).max(1)
+    }
+
+    /// The trend window, never longer than what is kept.
+    pub fn window_ms(&self) -> u64 {
+        ms(self.window).clamp(1, self.retention_ms())
+    }
+
+    fn resolution_ms(&self) -> u64 {
+        (self.retention_ms() / self.max_points.max(1) as u64).max(1)
+    }
+
+    pub fn rules(&self) -> TrendRules {
+        TrendRules {
+            min_span_ms: ms(self.min_span).min(self.window_ms()),
+            min_growth: self.min_growth,
+        }
+    }
+}
+
+/// Every trend of one owner over the window, for the types it held in it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OwnerTrend {
+    pub owner: OwnerKey,
+    /// The owner's name as the consumers table shows it.
+    pub name: String,
+    pub types: BTreeMap<ResourceType, TypeTrend>,
+}
+
+impl OwnerTrend {
+    pub fn leak_suspect(&self) -> bool {
+        self.types.values().any(|t| t.leak_suspect)
+    }
+
+    /// The types suspected of leaking, with their explanation.
+    pub fn suspects(&self) -> impl Iterator<Item = (ResourceType, &TypeTrend)> {
+        self.types
+            .iter()
+            .filter(|(_, t)| t.leak_suspect)
+            .map(|(ty, t)| (*ty, t))
+    }
+
+    pub fn get(&self, t: ResourceType) -> Option<&TypeTrend> {
+        self.types.get(&t)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct OwnerTrack {
+    series: Series,
+    /// "leaky_svc (pid 3377)", "[nvme_rdma]", "(unattributed)".
+    label: String,
+    /// The name alone, as the consumers table shows it.
+    name: String,
+    /// Held something in the latest object sample.
+    present: bool,
+    last_seen_ms: u64,
+}
+
+#[derive(Clone, Debug)]
+struct DeviceTrack {
+    series: Series,
+    last_seen_ms: u64,
+}
+
+/// Bounded history of a stream of snapshots. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct History {
+    config: HistoryConfig,
+    owners: BTreeMap<OwnerKey, OwnerTrack>,
+    devices: BTreeMap<String, DeviceTrack>,
+    errors: ErrorTracker,
+    unreleased: Vec<Unreleased>,
+    baseline: Option<Baseline>,
+    /// What every owner holds in the latest snapshot, per device.
+    latest: Option<OwnerHoldings>,
+    /// Collection time of the first and latest snapshot.
+    started_ms: Option<u64>,
+    latest_ms: Option<u64>,
+    /// Time of the object dumps last taken in (owner counts change only then).
+    objects_ms: Option<u64>,
+}
+
+/// Events of processes exiting with objects left behind, kept at most.
+const MAX_UNRELEASED: usize = 32;
+
+impl History {
+    pub fn new(config: HistoryConfig) -> History {
+        History {
+            config,
+            owners: BTreeMap::new(),
+            devices: BTreeMap::new(),
+            errors: ErrorTracker::default(),
+            unreleased: Vec::new(),
+            baseline: None,
+            latest: None,
+            started_ms: None,
+            latest_ms: None,
+            objects_ms: None,
+        }
+    }
+
+    pub fn config(&self) -> &HistoryConfig {
+        &self.config
+    }
+
+    /// Collection time of the latest snapshot taken in.
+    pub fn latest_ms(&self) -> Option<u64> {
+        self.latest_ms
+    }
+
+    /// How long the history covers (first to latest snapshot).
+    pub fn covered_ms(&self) -> u64 {
+        match (self.started_ms, self.latest_ms) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => 0,
+        }
+    }
+
+    /// Owners with a history (bounded by `max_owners`).
+    pub fn tracked_owners(&self) -> usize {
+        self.owners.len()
+    }
+
+    pub fn tracked_devices(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// Points held over every series: what the memory use grows with.
+    pub fn points(&self) -> usize {
+        self.owners.values().map(|o| o.series.len()).sum::<usize>()
+            + self.devices.values().map(|d| d.series.len()).sum::<usize>()
+    }
+
+    /// QPs whose state is remembered (ERR/SQE episodes and last seen states).
+    pub fn remembered_qps(&self) -> usize {
+        self.errors.remembered()
+    }
+
+    /// Takes in one snapshot. Snapshots older than the latest (a replay
+    /// seeking back) start the history afresh; the baseline is kept.
+    pub fn push(&mut self, snapshot: &Snapshot) {
+        let t = snapshot.meta.collected_at_ms;
+        if self.latest_ms.is_some_and(|latest| t < latest) {
+            *self = History {
+                baseline: self.baseline.take(),
+                ..History::new(self.config.clone())
+            };
+        }
+        let first = self.started_ms.is_none();
+        self.started_ms.get_or_insert(t);
+        self.latest_ms = Some(t);
+        self.record_devices(snapshot, t);
+
+        // Owner counts come from object dumps, which may run less often than
+        // collections: only a new dump is a new sample. A failed dump would
+        // look like objects released, so its snapshot is left out.
+        let objects_ms = snapshot
+            .devices
+            .iter()
+            .filter_map(|d| d.objects.collected_at_ms)
+            .max()
+            .unwrap_or(t);
+        let new_objects = self.objects_ms.is_none_or(|last| objects_ms > last);
+        let dump_failed = snapshot
+            .devices
+            .iter()
+            .any(|d| !d.objects.errors.is_empty());
+        if new_objects {
+            self.objects_ms = Some(objects_ms);
+            self.errors
+                .update(snapshot, t, first, self.config.retention_ms());
+            if !dump_failed {
+                self.record_owners(snapshot, objects_ms);
+            }
+        }
+        self.latest = Some(OwnerHoldings::of(snapshot));
+        self.forget_old(t);
+    }
+
+    fn record_devices(&mut self, snapshot: &Snapshot, t: u64) {
+        let (resolution, cap) = (self.config.resolution_ms(), self.config.max_points + 1);
+        for d in &snapshot.devices {
+            let mut counts = TypeCounts::default();
+            for (ty, entry) in &d.usage.0 {
+                counts.add(*ty, entry.current);
+            }
+            let track = self
+                .devices
+                .entry(d.name.clone())
+                .or_insert_with(|| DeviceTrack {
+                    series: Series::default(),
+                    last_seen_ms: t,
+                });
+            track.series.record(t, counts, resolution, cap);
+            track.last_seen_ms = t;
+        }
+    }
+
+    fn record_owners(&mut self, snapshot: &Snapshot, t: u64) {
+        let (resolution, cap) = (self.config.resolution_ms(), self.config.max_points + 1);
+        let mut totals: BTreeMap<&OwnerKey, TypeCounts> = BTreeMap::new();
+        for tally in &snapshot.tallies {
+            *totals.entry(&tally.owner).or_default() += &tally.counts;
+        }
+
+        self.note_unreleased(&totals, t);
+
+        for (owner, counts) in &totals {
+            let process = match owner {
+                OwnerKey::Process(key) => snapshot.process(key),
+                _ => None,
+            };
+            let name = owner_label(owner, process);
+            let label = match owner {
+                OwnerKey::Process(key) if name != format!("pid {}", key.pid) => {
+                    format!("{name} (pid {})", key.pid)
+                }
+                _ => name.clone(),
+            };
+            let track = self
+                .owners
+                .entry((*owner).clone())
+                .or_insert_with(|| OwnerTrack {
+                    series: Series::default(),
+                    label: String::new(),
+                    name: String::new(),
+                    present: true,
+                    last_seen_ms: t,
+                });
+            track.series.record(t, *counts, resolution, cap);
+            track.present = true;
+            track.last_seen_ms = t;
+            track.label = label;
+            track.name = name;
+        }
+        // An owner missing from the tallies holds nothing: one zero point
+        // marks the release, then its series just ends.
+        for (owner, track) in self.owners.iter_mut() {
+            if track.present && !totals.contains_key(owner) {
+                track
+                    .series
+                    .record(t, TypeCounts::default(), resolution, cap);
+                track.present = false;
+            }
+        }
+        self.cap_owners();
+    }
+
+    /// Processes that held objects in the previous sample and none now, while
+    /// the unattributed row grew in the same dump: their objects stayed.
+    fn note_unreleased(&mut self, totals: &BTreeMap<&OwnerKey, TypeCounts>, t: u64) {
+        let unattributed = OwnerKey::Unattributed;
+        let now_unattributed = totals.get(&unattributed).copied().unwrap_or_default();
+        let before = self
+            .owners
+            .get(&unattributed)
+            .filter(|o| o.present)
+            .and_then(|o| o.series.last())
+            .map(|p| p.counts)
+            .unwrap_or_default();
+        let exited: Vec<(OwnerKey, String, TypeCounts)> = self
+            .owners
+            .iter()
+            .filter(|(k, o)| {
+                matches!(k, OwnerKey::Process(_)) && o.present && !totals.contains_key(k)
+            })
+            .filter_map(|(k, o)| {
+                o.series
+                    .last()
+                    .map(|p| (k.clone(), o.label.clone(), p.counts))
+            })
+            .collect();
+        if !exited.is_empty() {
+            let mut held = TypeCounts::default();
+            for (_, _, counts) in &exited {
+                held += counts;
+            }
+            let mut grown = TypeCounts::default();
+            for ty in ResourceType::ALL {
+                let g = now_unattributed.get(ty).saturating_sub(before.get(ty));
+                grown.add(ty, g.min(held.get(ty)));
+            }
+            if !grown.is_empty() {
+                self.unreleased.push(Unreleased {
+                    owners: exited.into_iter().map(|(k, label, _)| (k, label)).collect(),
+                    at_ms: t,
+                    before,
+                    grown,
+                });
+            }
+        }
+        self.unreleased.retain(|u| u.persists(&now_unattributed));
+        let excess = self.unreleased.len().saturating_sub(MAX_UNRELEASED);
+        self.unreleased.drain(..excess);
+    }
+
+    /// Keeps at most `max_owners`: owners that left go first (longest gone
+    /// first), then those holding the least.
+    fn cap_owners(&mut self) {
+        let excess = self.owners.len().saturating_sub(self.config.max_owners);
+        if excess == 0 {
+            return;
+        }
+        let mut order: Vec<(bool, u64, u64, OwnerKey)> = self
+            .owners
+            .iter()
+            .map(|(k, o)| {
+                let held = o.series.last().map(|p| p.counts.total()).unwrap_or(0);
+                (o.present, held, o.last_seen_ms, k.clone())
+            })
+            .collect();
+        order.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| if a.0 { a.1.cmp(&b.1) } else { a.2.cmp(&b.2) })
+                .then_with(|| a.3.cmp(&b.3))
+        });
+        for (_, _, _, key) in order.into_iter().take(excess) {
+            self.owners.remove(&key);
+        }
+    }
+
+    fn forget_old(&mut self, now: u64) {
+        let oldest = now.saturating_sub(self.config.retention_ms());
+        self.owners.retain(|_, o| {
+            o.series.trim(oldest);
+            o.present || o.last_seen_ms >= oldest
+        });
+        self.devices.retain(|_, d| {
+            d.series.trim(oldest);
+            d.last_seen_ms >= oldest
+        });
+    }
+
+    /// The trend of every type `owner` held over the window ending at the
+    /// latest snapshot. `None` for an owner without history.
+    pub fn owner_trend(&self, owner: &OwnerKey) -> Option<OwnerTrend> {
+        self.owner_trend_at(owner, self.latest_ms?)
+    }
+
+    /// The same, over the window ending at `at_ms` (a frozen view's time).
+    pub fn owner_trend_at(&self, owner: &OwnerKey, at_ms: u64) -> Option<OwnerTrend> {
+        let track = self.owners.get(owner)?;
+        let from = at_ms.saturating_sub(self.config.window_ms());
+        let rules = self.config.rules();
+        let mut types = BTreeMap::new();
+        let mut any_point = false;
+        for t in ResourceType::ALL {
+            let points = track.series.values(t, from, at_ms);
+            any_point |= !points.is_empty();
+            if points.iter().all(|(_, v)| *v == 0) {
+                continue;
+            }
+            types.insert(t, trend::analyze(t, &points, &rules));
+        }
+        any_point.then(|| OwnerTrend {
+            owner: owner.clone(),
+            name: track.name.clone(),
+            types,
+        })
+    }
+
+    /// A device's count of `t` (from the kernel's summary) over the window
+    /// ending at `at_ms`, at evenly spaced times, for a sparkline.
+    pub fn device_series(&self, device: &str, t: ResourceType, at_ms: u64) -> Vec<u64> {
+        let Some(track) = self.devices.get(device) else {
+            return Vec::new();
+        };
+        let from = at_ms.saturating_sub(self.config.window_ms());
+        trend::series(&track.series.values(t, from, at_ms))
+    }
+
+    /// Ages of the QPs in ERR/SQE in the latest snapshot, oldest first.
+    pub fn error_qp_ages(&self) -> Vec<ErrorQpAge> {
+        match self.latest_ms {
+            Some(now) => self.errors.ages(now),
+            None => Vec::new(),
+        }
+    }
+
+    /// The error episode of one QP, if it is in one.
+    pub fn error_entry(&self, key: &QpKey) -> Option<&ErrorEntry> {
+        self.errors.entry(key)
+    }
+
+    /// Marks the latest snapshot as the baseline.
+    pub fn set_baseline(&mut self) {
+        if let (Some(at_ms), Some(holdings)) = (self.latest_ms, self.latest.clone()) {
+            self.baseline = Some(Baseline { at_ms, holdings });
+        }
+    }
+
+    /// Marks `snapshot` (the one on screen) as the baseline.
+    pub fn set_baseline_at(&mut self, snapshot: &Snapshot) {
+        self.baseline = Some(Baseline::of(snapshot));
+    }
+
+    pub fn clear_baseline(&mut self) {
+        self.baseline = None;
+    }
+
+    pub fn baseline(&self) -> Option<&Baseline> {
+        self.baseline.as_ref()
+    }
+
+    /// What `owner` gained or lost on every device since the baseline, as of
+    /// the latest snapshot. `None` without a baseline.
+    pub fn baseline_delta(&self, owner: &OwnerKey) -> Option<BaselineDelta> {
+        let baseline = self.baseline.as_ref()?;
+        let latest = self.latest.as_ref()?;
+        Some(baseline.delta(owner, latest, &super::filter::Filter::default()))
+    }
+
+    /// Alerts as of the latest snapshot.
+    pub fn alerts(&self, thresholds: &AlertThresholds) -> Vec<Alert> {
+        match self.latest_ms {
+            Some(now) => self.alerts_at(thresholds, now),
+            None => Vec::new(),
+        }
+    }
+
+    /// Alerts as of `at_ms`: objects left behind by exited processes, QPs
+    /// lingering in ERR/SQE, then leak suspects.
+    pub fn alerts_at(&self, thresholds: &AlertThresholds, at_ms: u64) -> Vec<Alert> {
+        let mut out: Vec<Alert> = self
+            .unreleased
+            .iter()
+            .filter(|u| u.at_ms <= at_ms)
+            .map(Unreleased::alert)
+            .collect();
+        out.extend(alerts::lingering(
+            &self.errors.ages(at_ms),
+            thresholds.error_qp_linger,
+            |owner| self.label_of(owner),
+        ));
+        for (owner, track) in &self.owners {
+            if !track.present && track.last_seen_ms <= at_ms {
+                continue;
+            }
+            let Some(trend) = self.owner_trend_at(owner, at_ms) else {
+                continue;
+            };
+            let reasons: Vec<&str> = trend
+                .suspects()
+                .filter_map(|(_, t)| t.explanation.as_deref())
+                .collect();
+            if reasons.is_empty() {
+                continue;
+            }
+            let since = track
+                .series
+                .values(
+                    ResourceType::Qp,
+                    at_ms.saturating_sub(self.config.window_ms()),
+                    at_ms,
+                )
+                .first()
+                .map(|(t, _)| *t);
+            out.push(Alert {
+                kind: AlertKind::LeakSuspect,
+                message: format!("{}: {}", track.label, reasons.join("; ")),
+                owner: Some(owner.clone()),
+                device: None,
+                since_ms: since,
+            });
+        }
+        out
+    }
+
+    /// "leaky_svc (pid 3377)", "[nvme_rdma]", "(unattributed)", "pid 42".
+    pub fn label_of(&self, owner: &OwnerKey) -> String {
+        match self.owners.get(owner) {
+            Some(track) if !track.label.is_empty() => track.label.clone(),
+            _ => owner.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_never_exceeds_the_retention() {
+        let config = HistoryConfig {
+            retention: Duration::from_secs(60),
+            ..HistoryConfig::default()
+        };
+        assert_eq!(config.window_ms(), 60_000);
+        assert_eq!(config.rules().min_span_ms, 60_000);
+        assert_eq!(config.resolution_ms(), 100);
+    }
+}
