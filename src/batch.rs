@@ -6,8 +6,10 @@
 //! on a termination signal; all of these are a normal end.
 
 use crate::model::filter::Filter;
+use crate::model::history::{History, HistoryConfig};
 use crate::model::{DetailScope, Snapshot, SourceKind};
 use crate::output::batch::{json_line, text_tick};
+use crate::output::trends::trend_fields;
 use crate::output::{OnceOptions, unknown_device_warning};
 use crate::record::RecordWriter;
 use crate::source::{CollectError, CollectRequest, Source};
@@ -69,13 +71,23 @@ pub enum BatchError {
 /// Trend state carried from tick to tick: the one place batch output gets
 /// its trend fields (`trends` in every JSON Lines document).
 #[derive(Debug)]
-struct Trends;
+struct Trends {
+    history: History,
+}
 
 impl Trends {
-    fn observe(&mut self, _snapshot: &Snapshot) {}
+    fn new() -> Trends {
+        Trends {
+            history: History::new(HistoryConfig::default()),
+        }
+    }
 
-    fn fields(&self, _snapshot: &Snapshot, _filter: &Filter) -> Option<serde_json::Value> {
-        None
+    fn observe(&mut self, snapshot: &Snapshot) {
+        self.history.push(snapshot);
+    }
+
+    fn fields(&self, snapshot: &Snapshot, filter: &Filter) -> serde_json::Value {
+        trend_fields(&self.history, snapshot, filter)
     }
 }
 
@@ -90,7 +102,7 @@ pub fn run(
     stop: &dyn Fn() -> bool,
     notice: &mut dyn FnMut(&str),
 ) -> Result<Ended, BatchError> {
-    let mut trends = Trends;
+    let mut trends = Trends::new();
     let mut device_missing = false;
     let mut tick: u64 = 0;
     loop {
@@ -142,7 +154,7 @@ pub fn run(
             BatchFormat::JsonLines => json_line(
                 &snapshot,
                 &options.filter,
-                trends.fields(&snapshot, &options.filter).as_ref(),
+                Some(&trends.fields(&snapshot, &options.filter)),
             )?,
         };
         match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -297,3 +297,35 @@ fn paced_ticks_wait_the_interval() {
     assert!(started.elapsed() >= Duration::from_millis(300));
     let _ = DetailScope::ErrorsOnly;
 }
+
+#[test]
+fn every_json_line_carries_trends_and_the_demo_leak_is_flagged_within_a_minute() {
+    // 31 ticks at the demo's 2 s step: one simulated minute, unpaced.
+    let mut opts = options(BatchFormat::JsonLines, Some(31));
+    opts.paced = false;
+    let (ended, out, _) = run(&mut demo(), &opts, &never);
+    assert_eq!(ended.unwrap(), Ended::Done);
+    let docs: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 31);
+    for doc in &docs {
+        let trends = doc["trends"].as_object().expect("trends object");
+        for key in ["owners", "error_qps", "warnings"] {
+            assert!(trends.contains_key(key), "trends.{key}");
+        }
+    }
+    // `trends` comes after the --json document's own keys.
+    let first = out.lines().next().unwrap();
+    assert!(first.find(r#","error_qps":"#).unwrap() < first.find(r#","trends":"#).unwrap());
+    let last = &docs[30]["trends"];
+    let suspects: Vec<&str> = last["owners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["leak_suspect"] == true)
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(suspects.contains(&"leaky_svc"), "{suspects:?}");
+}
