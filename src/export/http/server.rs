@@ -1,5 +1,6 @@
 //! The listener: accepts connections, answers each on its own thread up to a
-//! cap, and routes `/metrics` and `/`.
+//! cap (a connection over it waits briefly for a slot, then gets 503 from a
+//! single refusing thread), and routes `/metrics` and `/`.
 //!
 //! Why a hand-written server: the exporter serves two read-only pages, and
 //! what matters is that no client can hurt it — a bounded request head, a time
@@ -14,10 +15,10 @@ use super::request::{RequestError, RequestHead, read_head};
 use super::response::{self, Body, Response};
 use crate::export::collector::{Latest, Stop};
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// What one client may use.
@@ -29,8 +30,10 @@ pub struct Limits {
     pub request_time: Duration,
     /// Time to send the whole response.
     pub response_time: Duration,
-    /// Connections served at once; more get 503.
+    /// Connections served at once. Another one waits (in the kernel's
+    /// backlog) up to `slot_wait` for a free slot, then gets 503.
     pub max_connections: usize,
+    pub slot_wait: Duration,
     /// How long to drain a client's leftovers after answering.
     pub linger: Duration,
 }
@@ -42,6 +45,7 @@ impl Default for Limits {
             request_time: Duration::from_secs(10),
             response_time: Duration::from_secs(30),
             max_connections: 16,
+            slot_wait: Duration::from_secs(1),
             linger: Duration::from_secs(1),
         }
     }
@@ -112,7 +116,8 @@ impl Server {
 
     /// Serves until `stop` (see [`wake`] to unblock the accept).
     pub fn serve(&self, latest: &Arc<Latest>, stop: &Stop) {
-        let active = Arc::new(AtomicUsize::new(0));
+        let slots = Arc::new(Slots::new(self.limits.max_connections));
+        let rejecter = Rejecter::start();
         for incoming in self.listener.incoming() {
             if stop.is_stopped() {
                 return;
@@ -126,11 +131,10 @@ impl Server {
                     continue;
                 }
             };
-            if active.load(Ordering::SeqCst) >= self.limits.max_connections {
-                refuse_busy(stream);
+            let Some(guard) = slots.take(self.limits.slot_wait) else {
+                rejecter.refuse(stream);
                 continue;
-            }
-            let guard = ActiveGuard::enter(&active);
+            };
             let latest = Arc::clone(latest);
             let limits = self.limits;
             let spawned = std::thread::Builder::new()
@@ -151,39 +155,104 @@ pub fn wake(addr: SocketAddr) {
     let _ = TcpStream::connect_timeout(&addr, Duration::from_secs(1));
 }
 
-struct ActiveGuard(Arc<AtomicUsize>);
-
-impl ActiveGuard {
-    fn enter(active: &Arc<AtomicUsize>) -> ActiveGuard {
-        active.fetch_add(1, Ordering::SeqCst);
-        ActiveGuard(Arc::clone(active))
-    }
+/// Connection slots: taken at accept, given back when the connection's
+/// thread ends (or when it could not start).
+struct Slots {
+    free: Mutex<usize>,
+    freed: Condvar,
 }
 
-impl Drop for ActiveGuard {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Answers 503 without ever blocking the accept loop.
-fn refuse_busy(stream: TcpStream) {
-    let r = Response::error(503, "too many connections, retry later");
-    if stream.set_nonblocking(true).is_ok() {
-        let mut stream = stream;
-        let mut bytes = response::head(&r, std::time::SystemTime::now()).into_bytes();
-        if let Body::Owned(text) = &r.body {
-            bytes.extend_from_slice(text.as_bytes());
+impl Slots {
+    fn new(count: usize) -> Slots {
+        Slots {
+            free: Mutex::new(count),
+            freed: Condvar::new(),
         }
-        let _ = stream.write(&bytes);
+    }
+
+    /// A slot, waiting up to `wait` for one.
+    fn take(self: &Arc<Self>, wait: Duration) -> Option<SlotGuard> {
+        let deadline = Instant::now() + wait;
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        while *free == 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            free = self
+                .freed
+                .wait_timeout(free, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *free -= 1;
+        Some(SlotGuard(Arc::clone(self)))
     }
 }
 
-fn handle(mut stream: TcpStream, latest: &Latest, limits: &Limits) {
+struct SlotGuard(Arc<Slots>);
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        *self.0.free.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.0.freed.notify_one();
+    }
+}
+
+/// Answers 503 to connections over the cap, on one thread of its own with a
+/// short queue, so the accept loop never waits and a flood costs one thread.
+/// When even the queue is full, the connection is just closed.
+struct Rejecter {
+    queue: Option<SyncSender<TcpStream>>,
+}
+
+impl Rejecter {
+    const QUEUE: usize = 32;
+    /// Short budgets: a refused client gets a quick answer or none.
+    const LIMITS: Limits = Limits {
+        max_request_bytes: 8 * 1024,
+        request_time: Duration::from_millis(200),
+        response_time: Duration::from_millis(200),
+        max_connections: 1,
+        slot_wait: Duration::ZERO,
+        linger: Duration::from_millis(100),
+    };
+
+    fn start() -> Rejecter {
+        let (queue, incoming) = sync_channel::<TcpStream>(Self::QUEUE);
+        let spawned = std::thread::Builder::new()
+            .name("restop-http-busy".into())
+            .spawn(move || {
+                for stream in incoming {
+                    answer(stream, &Self::LIMITS, |_| {
+                        Response::error(503, "too many connections, retry later")
+                    });
+                }
+            });
+        Rejecter {
+            queue: spawned.ok().map(|_| queue),
+        }
+    }
+
+    fn refuse(&self, stream: TcpStream) {
+        if let Some(queue) = &self.queue {
+            // Full or gone: dropping the stream closes it.
+            let _ = queue.try_send(stream);
+        }
+    }
+}
+
+fn handle(stream: TcpStream, latest: &Latest, limits: &Limits) {
+    answer(stream, limits, |head| route(head, latest));
+}
+
+/// Reads one request, answers it with `respond` (or with the error reading
+/// it gave), and closes.
+fn answer(mut stream: TcpStream, limits: &Limits, respond: impl FnOnce(&RequestHead) -> Response) {
     let _ = stream.set_nodelay(true);
     let (response, head_only) =
         match read_head(&mut stream, limits.max_request_bytes, limits.request_time) {
-            Ok(head) => (route(&head, latest), head.method == "HEAD"),
+            Ok(head) => (respond(&head), head.method == "HEAD"),
             Err(RequestError::Closed | RequestError::Io(_)) => return,
             Err(RequestError::Timeout) => (
                 Response::error(408, "the request did not arrive in time"),
