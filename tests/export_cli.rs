@@ -37,7 +37,10 @@ fn export_help_mentions_its_options_and_examples() {
         assert!(help.contains(needle), "export --help lacks {needle}");
     }
     let top = String::from_utf8_lossy(&restop(&["--help"]).stdout).into_owned();
-    assert!(top.contains("export"), "restop --help does not mention export");
+    assert!(
+        top.contains("export"),
+        "restop --help does not mention export"
+    );
 }
 
 #[test]
@@ -56,8 +59,24 @@ fn source_options_go_before_or_after_export() {
     let path = dir.path().join("r.prom");
     let path = path.to_str().unwrap();
     for args in [
-        &["--demo", "--seed", "2", "export", "--textfile", path, "--once"][..],
-        &["export", "--demo", "--seed", "2", "--textfile", path, "--once"],
+        &[
+            "--demo",
+            "--seed",
+            "2",
+            "export",
+            "--textfile",
+            path,
+            "--once",
+        ][..],
+        &[
+            "export",
+            "--demo",
+            "--seed",
+            "2",
+            "--textfile",
+            path,
+            "--once",
+        ],
         &["-d", "1s", "export", "--demo", "--textfile", path, "--once"],
     ] {
         let out = restop(args);
@@ -68,8 +87,14 @@ fn source_options_go_before_or_after_export() {
 #[test]
 fn usage_errors() {
     for (args, says) in [
-        (&["--once", "export"][..], "--once cannot be used with export"),
-        (&["--dev", "mlx5_0", "export"], "--dev cannot be used with export"),
+        (
+            &["--once", "export"][..],
+            "--once cannot be used with export",
+        ),
+        (
+            &["--dev", "mlx5_0", "export"],
+            "--dev cannot be used with export",
+        ),
         (&["export", "--once"], "--textfile"),
         (&["export", "--listen", ":9879"], "0.0.0.0:9879"),
         (&["export", "--listen", "nonsense"], "HOST:PORT"),
@@ -106,7 +131,8 @@ fn free_port() -> u16 {
 fn scrape(port: u16) -> Option<String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").ok()?;
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .ok()?;
     let mut text = String::new();
     s.read_to_string(&mut text).ok()?;
     Some(text)
@@ -129,7 +155,10 @@ fn the_binary_serves_the_demo_on_loopback() {
         if let Some(reply) = scrape(port) {
             break reply;
         }
-        assert!(Instant::now() < deadline, "restop never answered on {listen}");
+        assert!(
+            Instant::now() < deadline,
+            "restop never answered on {listen}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(reply.starts_with("HTTP/1.1 200 OK\r\n"), "{reply}");

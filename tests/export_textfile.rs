@@ -31,21 +31,12 @@ fn concurrent_readers_never_see_a_partial_file() {
     let done = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..2)
         .map(|_| {
-            let (path, done, a, b) = (
-                Arc::clone(&path),
-                Arc::clone(&done),
-                a.clone(),
-                b.clone(),
-            );
+            let (path, done, a, b) = (Arc::clone(&path), Arc::clone(&done), a.clone(), b.clone());
             thread::spawn(move || {
                 let mut reads = 0u64;
                 while !done.load(Ordering::SeqCst) {
                     let seen = fs::read(&*path).unwrap();
-                    assert!(
-                        seen == a || seen == b,
-                        "partial read: {} bytes",
-                        seen.len()
-                    );
+                    assert!(seen == a || seen == b, "partial read: {} bytes", seen.len());
                     reads += 1;
                 }
                 reads
@@ -95,7 +86,10 @@ fn once_writes_the_demo_metrics_and_exits() {
     let text = fs::read_to_string(&path).unwrap();
     assert!(text.contains("\nrestop_up{source=\"demo\"} 1\n"));
     assert!(text.contains("\nrestop_resources{device=\"mlx5_0\",type=\"qp\"} 370\n"));
-    assert!(!text.contains("# EOF"), "the textfile is in the text format");
+    assert!(
+        !text.contains("# EOF"),
+        "the textfile is in the text format"
+    );
     assert_eq!(only_file_in(dir.path()), ["restop.prom"]);
 }
 
