@@ -9,7 +9,7 @@
 use super::catalog;
 use super::exposition::{Format, Writer};
 use super::health::{self, Health};
-use super::top_owners::{Ranked, top_by};
+use super::top_owners::{OwnerLabels, Ranked, top_by};
 use crate::model::consumers::{Consumer, consumers};
 use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
@@ -201,7 +201,7 @@ fn write_ranked(
     ranked: &Ranked,
     type_label: Option<&str>,
 ) {
-    let other = super::top_owners::OwnerLabels::other();
+    let other = OwnerLabels::other();
     let rows = ranked
         .top
         .iter()

@@ -78,6 +78,16 @@ mod tests {
     }
 
     #[test]
+    fn prometheus_3_gets_openmetrics_over_the_protobuf_it_prefers() {
+        let accept = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;\
+                      encoding=delimited;q=0.5,\
+                      application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.4,\
+                      application/openmetrics-text;version=0.0.1;q=0.3,\
+                      text/plain;version=0.0.4;escaping=allow-utf-8;q=0.2,*/*;q=0.1";
+        assert_eq!(choose(Some(accept)), Format::OpenMetrics);
+    }
+
+    #[test]
     fn curl_browsers_and_old_scrapers_get_text() {
         assert_eq!(choose(None), Format::Text);
         assert_eq!(choose(Some("*/*")), Format::Text);
