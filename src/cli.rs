@@ -3,10 +3,11 @@
 //!
 //! Every value error is reported by clap as a usage error (exit status 2).
 
+use crate::export::ExportArgs;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::{QpState, ResourceType};
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use std::time::Duration;
 
 const EXAMPLES: &str = "\
@@ -18,6 +19,7 @@ Examples:
   restop --once --dev mlx5_0 --type qp,mr
   restop --once --state ERR       who holds QPs in the ERR state
   restop --once --sort mr_bytes --top 5
+  restop export                   Prometheus metrics on 127.0.0.1:9879 (docs/exporter.md)
 
 Exit status: 0 report shown, 1 nothing could be collected (or --dev named no
 device), 2 usage error.";
@@ -38,6 +40,9 @@ an error state.",
     after_long_help = EXAMPLES
 )]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Print one human-readable report and exit.
     #[arg(
         long,
@@ -62,6 +67,7 @@ pub struct Cli {
     #[arg(
         long,
         help_heading = "Source",
+        global = true,
         long_help = "Show a simulated host instead of this one: devices, processes and \
                      failing QPs that evolve over time. Every view marks the data as \
                      simulated. Useful to explore restop where there is no RDMA hardware.\n\n\
@@ -76,6 +82,7 @@ pub struct Cli {
         default_value_t = 1,
         requires = "demo",
         help_heading = "Source",
+        global = true,
         long_help = "Seed of the simulated host (only with --demo): the same seed gives \
                      the same host and the same story.\n\nExample: restop --demo --seed 7"
     )]
@@ -90,6 +97,7 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
+        global = true,
         long_help = "Time between refreshes of the interactive view; with --demo, also \
                      how far the simulated host moves per refresh. A number with a unit \
                      (ms, s, m, h); a bare number is seconds. Must be greater than zero.\n\n\
@@ -105,6 +113,7 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
+        global = true,
         long_help = "Longest wait for one netlink reply from the kernel before giving up \
                      on that request. Same format as --delay.\n\nExample: --timeout 10s"
     )]
@@ -117,6 +126,7 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
+        global = true,
         long_help = "Minimum time between the per-object dumps (QPs, MRs, ... with their \
                      owners) of the live host; device counts are still read at every \
                      refresh. Object dumps are costly on big hosts (mlx5 queries firmware \
@@ -225,17 +235,73 @@ pub struct Cli {
     pub no_color: bool,
 }
 
+/// Modes with options of their own.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Export metrics for Prometheus (HTTP /metrics or a textfile).
+    #[command(
+        long_about = "Export this host's RDMA resources as Prometheus metrics: served on \
+                      http://127.0.0.1:9879/metrics (--listen), or written to a file for \
+                      node_exporter's textfile collector (--textfile). Read-only. The \
+                      source options (--demo, -d, --timeout, --objects-every) apply; -d \
+                      defaults to 15s here. Metrics and deployment: docs/exporter.md."
+    )]
+    Export(ExportArgs),
+}
+
+/// Options of the report and interactive modes, which mean nothing to
+/// `restop export` (the source options are global and apply to it).
+const NOT_FOR_EXPORT: [(&str, &str); 10] = [
+    ("once", "--once"),
+    ("json", "--json"),
+    ("device", "--dev"),
+    ("pid", "--pid"),
+    ("types", "--type"),
+    ("state", "--state"),
+    ("sort", "--sort"),
+    ("top", "--top"),
+    ("no_mouse", "--no-mouse"),
+    ("no_color", "--no-color"),
+];
+
+/// A usage error when an option of the other modes is given with `export`
+/// (clap alone would also refuse the global source options there).
+pub fn check_export_options(matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+    if matches.subcommand_name() != Some("export") {
+        return Ok(());
+    }
+    let given: Vec<&str> = NOT_FOR_EXPORT
+        .iter()
+        .filter(|(id, _)| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|(_, flag)| *flag)
+        .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    use clap::CommandFactory;
+    Err(Cli::command().error(
+        clap::error::ErrorKind::ArgumentConflict,
+        format!(
+            "{} cannot be used with export (see `restop export --help`)",
+            given.join(", ")
+        ),
+    ))
+}
+
 /// What restop does once the options are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Interactive,
     Once,
     Json,
+    Export,
 }
 
 impl Cli {
     pub fn mode(&self) -> Mode {
-        if self.json {
+        if matches!(self.command, Some(Command::Export(_))) {
+            Mode::Export
+        } else if self.json {
             Mode::Json
         } else if self.once {
             Mode::Once

@@ -2,15 +2,18 @@
 //! turn the outcome into an exit status (0 shown, 1 nothing collected, 2 usage).
 
 use anyhow::{Context, Result};
-use clap::Parser;
-use restop::cli::{Cli, Mode};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use restop::cli::{Cli, Command, Mode};
 use restop::collect::{LiveOptions, LiveSource};
 use restop::demo::DemoSource;
+use restop::export::{DEFAULT_INTERVAL, ExportArgs, Reopening};
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::output::{self, OnceOptions};
 use restop::source::{CollectRequest, Source};
 use std::io::{self, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Report shown.
 const EXIT_OK: u8 = 0;
@@ -20,10 +23,13 @@ const EXIT_NOTHING: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outcome = match cli.mode() {
-        Mode::Interactive => run_interactive(&cli),
-        Mode::Once | Mode::Json => run_once(&cli),
+    let matches = Cli::command().get_matches();
+    restop::cli::check_export_options(&matches).unwrap_or_else(|err| err.exit());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    let outcome = match (&cli.command, cli.mode()) {
+        (Some(Command::Export(args)), _) => run_export(&cli, args, &matches),
+        (_, Mode::Interactive) => run_interactive(&cli),
+        (_, _) => run_once(&cli),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -96,17 +102,46 @@ fn run_once(cli: &Cli) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
+/// `restop export`. The live source is opened at each collection until it
+/// works, so a host without RDMA (yet) is reported as `restop_up 0` rather
+/// than ending the exporter.
+fn run_export(cli: &Cli, args: &ExportArgs, matches: &ArgMatches) -> Result<u8> {
+    let interval = export_interval(cli, matches);
+    let source: Box<dyn Source> = if cli.demo {
+        Box::new(DemoSource::new(cli.seed, interval))
+    } else {
+        let options = live_options(cli);
+        Box::new(Reopening::new(SourceKind::Live, move || {
+            LiveSource::open(options.clone()).map(|s| Box::new(s) as Box<dyn Source>)
+        }))
+    };
+    restop::export::run(args, source, interval)
+}
+
+/// `-d` when given (before or after `export`), else the exporter's default.
+fn export_interval(cli: &Cli, matches: &ArgMatches) -> Duration {
+    let given = |m: &ArgMatches| m.value_source("delay") == Some(ValueSource::CommandLine);
+    if given(matches) || matches.subcommand_matches("export").is_some_and(given) {
+        cli.delay
+    } else {
+        DEFAULT_INTERVAL
+    }
+}
+
 /// The live host, or the simulated one when asked: never a silent fallback.
 fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
     if cli.demo {
         return Ok(Box::new(DemoSource::new(cli.seed, cli.delay)));
     }
-    let options = LiveOptions {
+    Ok(Box::new(LiveSource::open(live_options(cli))?))
+}
+
+fn live_options(cli: &Cli) -> LiveOptions {
+    LiveOptions {
         timeout: cli.timeout,
         object_interval: cli.objects_every.unwrap_or_default(),
         ..LiveOptions::default()
-    };
-    Ok(Box::new(LiveSource::open(options)?))
+    }
 }
 
 fn json_text(snapshot: &Snapshot, filter: &restop::model::filter::Filter) -> Result<String> {
