@@ -21,6 +21,12 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(message) = cli.thresholds() {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(clap::error::ErrorKind::ValueValidation, message)
+            .exit();
+    }
     let outcome = match cli.mode() {
         Mode::Interactive => run_interactive(&cli),
         Mode::Once | Mode::Json => run_once(&cli),
@@ -50,6 +56,7 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
             direction: Some(cli.sort_direction()),
             mouse: !cli.no_mouse,
             color: !cli.no_color,
+            thresholds: cli.thresholds().unwrap_or_default(),
             ..Default::default()
         },
     )
@@ -75,8 +82,9 @@ fn run_once(cli: &Cli) -> Result<u8> {
     }
 
     let filter = cli.filter();
+    let thresholds = cli.thresholds().unwrap_or_default();
     let text = match cli.mode() {
-        Mode::Json => json_text(&snapshot, &filter)?,
+        Mode::Json => json_text(&snapshot, &filter, &thresholds)?,
         _ => output::render_once(
             &snapshot,
             &filter,
@@ -84,6 +92,7 @@ fn run_once(cli: &Cli) -> Result<u8> {
                 top: cli.top,
                 sort: cli.sort,
                 direction: cli.sort_direction(),
+                thresholds,
             },
         ),
     };
@@ -104,13 +113,20 @@ fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
     let options = LiveOptions {
         timeout: cli.timeout,
         object_interval: cli.objects_every.unwrap_or_default(),
+        verbs: !cli.no_verbs,
+        // Diagnostics on stderr only where stderr is not the drawn screen.
+        print_notes: cli.mode() != Mode::Interactive && std::env::var_os("RESTOP_DEBUG").is_some(),
         ..LiveOptions::default()
     };
     Ok(Box::new(LiveSource::open(options)?))
 }
 
-fn json_text(snapshot: &Snapshot, filter: &restop::model::filter::Filter) -> Result<String> {
-    let document = output::render_json(snapshot, filter);
+fn json_text(
+    snapshot: &Snapshot,
+    filter: &restop::model::filter::Filter,
+    thresholds: &restop::model::Thresholds,
+) -> Result<String> {
+    let document = output::render_json_with(snapshot, filter, thresholds);
     let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;
     text.push('\n');
     Ok(text)

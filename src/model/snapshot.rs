@@ -52,6 +52,9 @@ pub enum WarningKind {
     Procfs,
     /// Object dumps are slower than asked and run less often.
     SlowDump,
+    /// A resource at or past the warning threshold of its limit (device
+    /// maximum or cgroup `rdma.max`).
+    Limit,
     /// Anything else worth telling.
     Other,
 }
