@@ -57,7 +57,6 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
             mouse: !cli.no_mouse,
             color: !cli.no_color,
             thresholds: cli.thresholds().unwrap_or_default(),
-            ..Default::default()
         },
     )
     .map(|()| EXIT_OK)

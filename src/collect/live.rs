@@ -373,7 +373,7 @@ impl<T: Transport> LiveSource<T> {
         // Quota use changes as fast as objects come and go: read every round.
         self.cgroups.begin_round();
         for process in &mut view.processes {
-            process.rdma_cgroup = self.cgroups.for_process(process.key.pid);
+            process.rdma_cgroup = self.cgroups.for_process(process.key.pid).map(Box::new);
         }
         view.warnings.extend(self.procs.end_tick());
         let (fields, warning) = hidden.report();

@@ -106,7 +106,7 @@ pub struct ProcessInfo {
     pub creator_threads: Vec<(u32, String)>,
     /// Quotas of the cgroup `rdma` controller that bind this process, when any is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rdma_cgroup: Option<RdmaCgroup>,
+    pub rdma_cgroup: Option<Box<RdmaCgroup>>,
 }
 
 impl ProcessInfo {

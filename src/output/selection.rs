@@ -52,7 +52,7 @@ impl<'a> Selection<'a> {
         let unknown_device = unknown.is_some();
         warnings.extend(unknown);
         // Limits of what is shown: the selected devices, the selected processes' quotas.
-        warnings.extend(device_warnings(&devices, thresholds));
+        warnings.extend(device_warnings(snapshot, &devices, thresholds));
         warnings.extend(cgroup_warnings(
             consumers.iter().filter_map(|c| c.process.as_ref()),
             thresholds,

@@ -158,7 +158,7 @@ impl VerbsLimits {
             .reader
             .get_or_insert_with(|| match &mut self.make_reader {
                 Some(make) => {
-                    let (reader, printed) = stderr::capture(|| make());
+                    let (reader, printed) = stderr::capture(make);
                     if !printed.is_empty() {
                         self.notes.push(format!("libibverbs said: {printed}"));
                     }

@@ -1,18 +1,24 @@
 //! `limit` warnings: resources at or past the warning threshold, on devices
 //! and in cgroup `rdma` quotas.
 
+use super::super::consumers::owner_label;
 use super::super::device::Device;
-use super::super::owner::ProcessInfo;
+use super::super::owner::{OwnerKey, ProcessInfo};
 use super::super::resource::ResourceType;
-use super::super::snapshot::{Warning, WarningKind};
+use super::super::snapshot::{Snapshot, Warning, WarningKind};
 use super::thresholds::{Level, Thresholds};
 use crate::units::{count, percent};
 use std::collections::BTreeSet;
 
 /// One warning per device and type at or above `thresholds.warn`, in the
-/// order the devices are given, types in display order:
-/// `mlx5_3 mr at 96% of max (7840/8192, critical)`.
-pub fn device_warnings(devices: &[&Device], thresholds: &Thresholds) -> Vec<Warning> {
+/// order the devices are given, types in display order, naming the largest
+/// holder when the object dumps know it:
+/// `mlx5_3 mr at 96% of max (7840/8192, critical); finetune.py (pid 26730) holds 100%`.
+pub fn device_warnings(
+    snapshot: &Snapshot,
+    devices: &[&Device],
+    thresholds: &Thresholds,
+) -> Vec<Warning> {
     let mut out = Vec::new();
     for device in devices {
         for t in ResourceType::ALL {
@@ -26,21 +32,51 @@ pub fn device_warnings(devices: &[&Device], thresholds: &Thresholds) -> Vec<Warn
             if level == Level::Normal {
                 continue;
             }
-            out.push(Warning::new(
-                WarningKind::Limit,
-                format!(
-                    "{} {} at {} of max ({}/{}, {})",
-                    device.name,
-                    t.name(),
-                    percent(ratio),
-                    count(entry.current),
-                    count(max),
-                    level.name()
-                ),
-            ));
+            let mut message = format!(
+                "{} {} at {} of max ({}/{}, {})",
+                device.name,
+                t.name(),
+                percent(ratio),
+                count(entry.current),
+                count(max),
+                level.name()
+            );
+            if let Some((owner, held)) = top_holder(snapshot, device.index, t)
+                && entry.current > 0
+            {
+                let share = (held as f64 / entry.current as f64).min(1.0);
+                let process = match &owner {
+                    OwnerKey::Process(key) => snapshot.process(key),
+                    _ => None,
+                };
+                let name = owner_label(&owner, process);
+                let who = match owner.pid() {
+                    Some(pid) => format!("{name} (pid {pid})"),
+                    None => name,
+                };
+                message.push_str(&format!("; {who} holds {}", percent(share)));
+            }
+            out.push(Warning::new(WarningKind::Limit, message));
         }
     }
     out
+}
+
+/// The owner holding most objects of type `t` on a device (ties: the first
+/// in owner order, so the message is stable).
+fn top_holder(snapshot: &Snapshot, device: u32, t: ResourceType) -> Option<(OwnerKey, u64)> {
+    let mut best: Option<(&OwnerKey, u64)> = None;
+    for tally in snapshot.tallies.iter().filter(|x| x.device == device) {
+        let n = tally.counts.get(t);
+        let better = match best {
+            None => n > 0,
+            Some((owner, m)) => n > m || (n == m && &tally.owner < owner),
+        };
+        if better {
+            best = Some((&tally.owner, n));
+        }
+    }
+    best.map(|(o, n)| (o.clone(), n))
 }
 
 /// One warning per limited cgroup quota at or above `thresholds.warn`, each
@@ -114,7 +150,8 @@ mod tests {
             ],
         );
         let b = device("mlx5_3", &[(ResourceType::Mr, 7840, Some(8192))]);
-        let w = device_warnings(&[&a, &b], &Thresholds::default());
+        let snapshot = empty_snapshot();
+        let w = device_warnings(&snapshot, &[&a, &b], &Thresholds::default());
         let messages: Vec<&str> = w.iter().map(|w| w.message.as_str()).collect();
         assert_eq!(
             messages,
@@ -125,7 +162,54 @@ mod tests {
         );
         assert!(w.iter().all(|w| w.kind == WarningKind::Limit));
         let strict = Thresholds::from_percent(97.0, 99.0).unwrap();
-        assert!(device_warnings(&[&a, &b], &strict).is_empty());
+        assert!(device_warnings(&snapshot, &[&a, &b], &strict).is_empty());
+    }
+
+    fn empty_snapshot() -> Snapshot {
+        Snapshot {
+            meta: crate::model::Meta {
+                source: crate::model::SourceKind::Replay,
+                host: String::new(),
+                kernel: String::new(),
+                collected_at_ms: 0,
+                collect_us: 0,
+                netns_mode: None,
+                hidden_fields: Vec::new(),
+                warnings: Vec::new(),
+            },
+            devices: Vec::new(),
+            processes: Vec::new(),
+            tallies: Vec::new(),
+            objects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_largest_holder_is_named() {
+        let d = device("mlx5_3", &[(ResourceType::Mr, 100, Some(100))]);
+        let key = ProcessKey {
+            pid: 26730,
+            start_time: 1,
+        };
+        let mut p = ProcessInfo::unknown(key);
+        p.comm = "pt_main_thread".into();
+        p.cmdline = vec!["python3".into(), "finetune.py".into()];
+        let mut snapshot = empty_snapshot();
+        snapshot.processes.push(p);
+        let tally = |owner: OwnerKey, n| {
+            let mut t = crate::model::Tally::new(owner, 0);
+            t.counts.add(ResourceType::Mr, n);
+            t
+        };
+        snapshot.tallies = vec![
+            tally(OwnerKey::Kernel("ib_core".into()), 10),
+            tally(OwnerKey::Process(key), 90),
+        ];
+        let w = device_warnings(&snapshot, &[&d], &Thresholds::default());
+        assert_eq!(
+            w[0].message,
+            "mlx5_3 mr at 100% of max (100/100, critical); finetune.py (pid 26730) holds 90%"
+        );
     }
 
     #[test]
@@ -151,7 +235,7 @@ mod tests {
             pid: 1,
             start_time: 1,
         });
-        p1.rdma_cgroup = Some(cgroup);
+        p1.rdma_cgroup = Some(Box::new(cgroup));
         let mut p2 = p1.clone();
         p2.key.pid = 2;
         let w = cgroup_warnings([&p1, &p2], &Thresholds::default());

@@ -288,7 +288,7 @@ fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<Process
             .collect(),
         holdings: bucket(c),
         share: shares(snapshot, filter, c),
-        rdma_cgroup: info.rdma_cgroup.as_ref().map(rdma_cgroup),
+        rdma_cgroup: info.rdma_cgroup.as_deref().map(rdma_cgroup),
     })
 }
 

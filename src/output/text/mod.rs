@@ -6,6 +6,7 @@ mod devices;
 mod error_qps;
 mod header;
 pub mod layout;
+mod quotas;
 
 use super::selection::Selection;
 use crate::model::ResourceType;
@@ -55,6 +56,10 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
             },
         ),
     ];
+    let quotas = quotas::quotas(&selection.consumers, WIDTH);
+    if !quotas.is_empty() {
+        sections.push(quotas);
+    }
     // With --type leaving QPs out, the ERROR QP list would only be noise.
     if selection.filter.shows_type(ResourceType::Qp) {
         sections.push(error_qps::error_qps(
