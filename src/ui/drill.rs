@@ -97,14 +97,36 @@ fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
     spans
 }
 
-/// `share of used (of max) QP 33% (28%)  MR 12%  · quota /pod1 mlx5_0 hca_object 1990/2000 (99%)`:
-/// how much of its devices this owner holds, and its tightest cgroup quota.
+/// `quota /pod1 mlx5_0 hca_object 1990/2000 (99%) · share of used (of max) QP 33% (28%)  MR 12%`:
+/// the owner's tightest cgroup quota (first: it is cut last on narrow
+/// screens), then how much of its devices it holds.
 fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
     let (Some(c), Some(snapshot)) = (&view.consumer, app.snapshot()) else {
         return Vec::new();
     };
     let thresholds = &app.config.thresholds;
-    let mut spans = vec![Span::styled("share of used (of max) ", theme.bold())];
+    let mut spans = Vec::new();
+    if let Some((device, resource, quota)) = c
+        .process
+        .as_ref()
+        .and_then(|p| p.rdma_cgroup.as_ref())
+        .and_then(|g| g.fullest())
+        && let (Some(max), Some(ratio)) = (quota.max, quota.ratio())
+    {
+        spans.push(Span::styled("quota ", theme.bold()));
+        spans.push(Span::styled(
+            format!(
+                "{} {device} {resource} {}/{} ({})",
+                quota.cgroup,
+                count(quota.current),
+                count(max),
+                percent(ratio)
+            ),
+            theme.level(thresholds.level(ratio)),
+        ));
+        spans.push(Span::raw(" · "));
+    }
+    spans.push(Span::styled("share of used (of max) ", theme.bold()));
     let mut any = false;
     for (t, share) in process_shares(snapshot, &c.owner, &app.filter) {
         if !view.tabs.contains(&t) || c.counts.get(t) == 0 {
@@ -121,31 +143,14 @@ fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
             }
             None => theme.plain(),
         };
+        if any {
+            spans.push(Span::raw("  "));
+        }
         spans.push(Span::styled(text, style));
-        spans.push(Span::raw("  "));
         any = true;
     }
     if !any {
-        spans.push(Span::styled("of no device known", theme.dim()));
-    }
-    if let Some((device, resource, quota)) = c
-        .process
-        .as_ref()
-        .and_then(|p| p.rdma_cgroup.as_ref())
-        .and_then(|g| g.fullest())
-        && let (Some(max), Some(ratio)) = (quota.max, quota.ratio())
-    {
-        spans.push(Span::styled("· quota ", theme.bold()));
-        spans.push(Span::styled(
-            format!(
-                "{} {device} {resource} {}/{} ({})",
-                quota.cgroup,
-                count(quota.current),
-                count(max),
-                percent(ratio)
-            ),
-            theme.level(thresholds.level(ratio)),
-        ));
+        spans.push(Span::styled("unknown", theme.dim()));
     }
     spans
 }
