@@ -6,7 +6,7 @@
 use crate::export::ExportArgs;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
-use crate::model::{QpState, ResourceType};
+use crate::model::{QpState, ResourceType, Thresholds};
 use clap::{Parser, Subcommand};
 use std::time::Duration;
 
@@ -214,6 +214,43 @@ pub struct Cli {
     )]
     pub top: usize,
 
+    /// Do not read device limits through libibverbs.
+    #[arg(
+        long = "no-verbs",
+        help_heading = "Source",
+        long_help = "Do not open devices through libibverbs to read their limits (max_qp, \
+                     max_mr, ...) when the kernel's summary does not carry them. restop then \
+                     shows a maximum only where the kernel reports one (kernels from 2026 \
+                     on); elsewhere counts are shown without a bar. See docs/limits.md.\n\n\
+                     Example: restop --no-verbs"
+    )]
+    pub no_verbs: bool,
+
+    /// Usage (percent of the limit) at which a resource is flagged as filling up.
+    #[arg(
+        long = "warn",
+        value_name = "PCT",
+        default_value_t = 80.0,
+        help_heading = "Output",
+        long_help = "Usage, in percent of a device's (or cgroup quota's) limit, from which a \
+                     resource is coloured as a warning and listed as a `limit` warning in \
+                     --once and --json. Must be greater than 0 and below --crit.\n\n\
+                     Example: --warn 70"
+    )]
+    pub warn: f64,
+
+    /// Usage (percent of the limit) at which a resource is critical.
+    #[arg(
+        long = "crit",
+        value_name = "PCT",
+        default_value_t = 95.0,
+        help_heading = "Output",
+        long_help = "Usage, in percent of the limit, from which a resource is critical \
+                     (red, and `critical` in its `limit` warning). At most 100 and above \
+                     --warn.\n\nExample: --warn 70 --crit 90"
+    )]
+    pub crit: f64,
+
     /// Do not capture the mouse in the interactive view.
     #[arg(
         long = "no-mouse",
@@ -325,6 +362,11 @@ impl Cli {
             state: self.state,
             text: None,
         }
+    }
+
+    /// `--warn`/`--crit` as thresholds, or why they do not make sense together.
+    pub fn thresholds(&self) -> Result<Thresholds, String> {
+        Thresholds::from_percent(self.warn, self.crit)
     }
 
     /// Names and counts read best largest first; identities read best in order.
@@ -521,6 +563,27 @@ mod tests {
         let err = parse(&["--delay", "0"]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().contains("greater than zero"));
+    }
+
+    #[test]
+    fn thresholds_default_and_validate() {
+        let t = parse(&[]).unwrap().thresholds().unwrap();
+        assert_eq!(t, Thresholds::default());
+        let t = parse(&["--warn", "70", "--crit", "90.5"])
+            .unwrap()
+            .thresholds()
+            .unwrap();
+        assert_eq!((t.warn, t.critical), (0.70, 0.905));
+        for bad in [
+            &["--warn", "96"][..],
+            &["--crit", "101"],
+            &["--warn", "0"],
+            &["--warn", "90", "--crit", "90"],
+        ] {
+            assert!(parse(bad).unwrap().thresholds().is_err(), "{bad:?}");
+        }
+        assert!(parse(&["--warn", "lots"]).is_err());
+        assert!(parse(&["--no-verbs"]).unwrap().no_verbs);
     }
 
     #[test]

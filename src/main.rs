@@ -26,6 +26,11 @@ fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     restop::cli::check_export_options(&matches).unwrap_or_else(|err| err.exit());
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    if let Err(message) = cli.thresholds() {
+        Cli::command()
+            .error(clap::error::ErrorKind::ValueValidation, message)
+            .exit();
+    }
     let outcome = match (&cli.command, cli.mode()) {
         (Some(Command::Export(args)), _) => run_export(&cli, args, &matches),
         (_, Mode::Interactive) => run_interactive(&cli),
@@ -56,7 +61,7 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
             direction: Some(cli.sort_direction()),
             mouse: !cli.no_mouse,
             color: !cli.no_color,
-            ..Default::default()
+            thresholds: cli.thresholds().unwrap_or_default(),
         },
     )
     .map(|()| EXIT_OK)
@@ -81,8 +86,9 @@ fn run_once(cli: &Cli) -> Result<u8> {
     }
 
     let filter = cli.filter();
+    let thresholds = cli.thresholds().unwrap_or_default();
     let text = match cli.mode() {
-        Mode::Json => json_text(&snapshot, &filter)?,
+        Mode::Json => json_text(&snapshot, &filter, &thresholds)?,
         _ => output::render_once(
             &snapshot,
             &filter,
@@ -90,6 +96,7 @@ fn run_once(cli: &Cli) -> Result<u8> {
                 top: cli.top,
                 sort: cli.sort,
                 direction: cli.sort_direction(),
+                thresholds,
             },
         ),
     };
@@ -140,12 +147,19 @@ fn live_options(cli: &Cli) -> LiveOptions {
     LiveOptions {
         timeout: cli.timeout,
         object_interval: cli.objects_every.unwrap_or_default(),
+        verbs: !cli.no_verbs,
+        // Diagnostics on stderr only where stderr is not the drawn screen.
+        print_notes: cli.mode() != Mode::Interactive && std::env::var_os("RESTOP_DEBUG").is_some(),
         ..LiveOptions::default()
     }
 }
 
-fn json_text(snapshot: &Snapshot, filter: &restop::model::filter::Filter) -> Result<String> {
-    let document = output::render_json(snapshot, filter);
+fn json_text(
+    snapshot: &Snapshot,
+    filter: &restop::model::filter::Filter,
+    thresholds: &restop::model::Thresholds,
+) -> Result<String> {
+    let document = output::render_json_with(snapshot, filter, thresholds);
     let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;
     text.push('\n');
     Ok(text)

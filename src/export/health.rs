@@ -20,29 +20,18 @@ pub const ERROR_KINDS: [&str; 9] = [
     "device_vanished",
 ];
 
-/// Every `kind` of `restop_snapshot_warnings`.
-pub const WARNING_KINDS: [WarningKind; 8] = [
-    WarningKind::Permission,
-    WarningKind::DumpFailed,
-    WarningKind::DeviceVanished,
-    WarningKind::Netns,
-    WarningKind::Unattributed,
-    WarningKind::Procfs,
-    WarningKind::SlowDump,
-    WarningKind::Other,
-];
+/// Every `kind` of `restop_snapshot_warnings`: the conditions a collection
+/// ran into. `limit` is left out: it is a judgement of usage against
+/// `--warn`/`--crit` made by each view, and Prometheus makes its own from
+/// `restop_resources_usage_ratio` (see the alerting rules).
+pub fn warning_kinds() -> impl Iterator<Item = WarningKind> {
+    WarningKind::ALL
+        .into_iter()
+        .filter(|kind| *kind != WarningKind::Limit)
+}
 
 pub fn warning_kind_name(kind: WarningKind) -> &'static str {
-    match kind {
-        WarningKind::Permission => "permission",
-        WarningKind::DumpFailed => "dump_failed",
-        WarningKind::DeviceVanished => "device_vanished",
-        WarningKind::Netns => "netns",
-        WarningKind::Unattributed => "unattributed",
-        WarningKind::Procfs => "procfs",
-        WarningKind::SlowDump => "slow_dump",
-        WarningKind::Other => "other",
-    }
+    kind.name()
 }
 
 /// The `source` label of `restop_up`.

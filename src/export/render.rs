@@ -73,7 +73,7 @@ fn write_health(w: &mut Writer, h: &Health) {
 }
 
 fn write_snapshot_warnings(w: &mut Writer, snapshot: &Snapshot) {
-    for kind in health::WARNING_KINDS {
+    for kind in health::warning_kinds() {
         let n = snapshot
             .meta
             .warnings

@@ -7,6 +7,6 @@ pub mod rfc3339;
 pub mod selection;
 pub mod text;
 
-pub use json::{JsonDocument, render_json};
+pub use json::{JsonDocument, render_json, render_json_with};
 pub use selection::{Selection, unknown_device_warning};
 pub use text::{OnceOptions, render_once};
