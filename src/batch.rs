@@ -7,7 +7,7 @@
 
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig};
-use crate::model::{DetailScope, Snapshot, SourceKind};
+use crate::model::{DetailScope, Snapshot, SourceKind, Thresholds};
 use crate::output::batch::{json_line, text_tick};
 use crate::output::trends::trend_fields;
 use crate::output::{OnceOptions, unknown_device_warning};
@@ -33,6 +33,8 @@ pub struct BatchOptions {
     pub iterations: Option<u64>,
     pub format: BatchFormat,
     pub filter: Filter,
+    /// Where `limit` warnings start (the text format has its own copy).
+    pub thresholds: Thresholds,
     /// Wait `interval` between ticks. A replay is not paced: it is printed
     /// as fast as it can be read.
     pub paced: bool,
@@ -154,6 +156,7 @@ pub fn run(
             BatchFormat::JsonLines => json_line(
                 &snapshot,
                 &options.filter,
+                &options.thresholds,
                 Some(&trends.fields(&snapshot, &options.filter)),
             )?,
         };

@@ -3,10 +3,11 @@
 //!
 //! Every value error is reported by clap as a usage error (exit status 2).
 
+use crate::export::ExportArgs;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
-use crate::model::{QpState, ResourceType};
-use clap::Parser;
+use crate::model::{QpState, ResourceType, Thresholds};
+use clap::{Parser, Subcommand};
 use std::time::Duration;
 
 const EXAMPLES: &str = "\
@@ -22,6 +23,7 @@ Examples:
   restop --batch --json | jq .meta    JSON Lines: one document per line
   restop --record leak.rec            watch and record (docs/recording.md)
   restop --replay leak.rec            watch the recording again
+  restop export                   Prometheus metrics on 127.0.0.1:9879 (docs/exporter.md)
 
 Exit status: 0 report shown, 1 nothing could be collected (or --dev named no
 device), 2 usage error.";
@@ -42,6 +44,9 @@ an error state.",
     after_long_help = EXAMPLES
 )]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Print one human-readable report and exit.
     #[arg(
         long,
@@ -126,6 +131,7 @@ pub struct Cli {
     #[arg(
         long,
         help_heading = "Source",
+        global = true,
         long_help = "Show a simulated host instead of this one: devices, processes and \
                      failing QPs that evolve over time. Every view marks the data as \
                      simulated. Useful to explore restop where there is no RDMA hardware.\n\n\
@@ -140,6 +146,7 @@ pub struct Cli {
         default_value_t = 1,
         requires = "demo",
         help_heading = "Source",
+        global = true,
         long_help = "Seed of the simulated host (only with --demo): the same seed gives \
                      the same host and the same story.\n\nExample: restop --demo --seed 7"
     )]
@@ -154,6 +161,7 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
+        global = true,
         long_help = "Time between refreshes of the interactive view and between --batch \
                      reports; with --demo, also how far the simulated host moves per \
                      refresh. A number with a unit \
@@ -170,6 +178,7 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
+        global = true,
         long_help = "Longest wait for one netlink reply from the kernel before giving up \
                      on that request. Same format as --delay.\n\nExample: --timeout 10s"
     )]
@@ -182,6 +191,7 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
+        global = true,
         long_help = "Minimum time between the per-object dumps (QPs, MRs, ... with their \
                      owners) of the live host; device counts are still read at every \
                      refresh. Object dumps are costly on big hosts (mlx5 queries firmware \
@@ -269,6 +279,43 @@ pub struct Cli {
     )]
     pub top: usize,
 
+    /// Do not read device limits through libibverbs.
+    #[arg(
+        long = "no-verbs",
+        help_heading = "Source",
+        long_help = "Do not open devices through libibverbs to read their limits (max_qp, \
+                     max_mr, ...) when the kernel's summary does not carry them. restop then \
+                     shows a maximum only where the kernel reports one (kernels from 2026 \
+                     on); elsewhere counts are shown without a bar. See docs/limits.md.\n\n\
+                     Example: restop --no-verbs"
+    )]
+    pub no_verbs: bool,
+
+    /// Usage (percent of the limit) at which a resource is flagged as filling up.
+    #[arg(
+        long = "warn",
+        value_name = "PCT",
+        default_value_t = 80.0,
+        help_heading = "Output",
+        long_help = "Usage, in percent of a device's (or cgroup quota's) limit, from which a \
+                     resource is coloured as a warning and listed as a `limit` warning in \
+                     --once and --json. Must be greater than 0 and below --crit.\n\n\
+                     Example: --warn 70"
+    )]
+    pub warn: f64,
+
+    /// Usage (percent of the limit) at which a resource is critical.
+    #[arg(
+        long = "crit",
+        value_name = "PCT",
+        default_value_t = 95.0,
+        help_heading = "Output",
+        long_help = "Usage, in percent of the limit, from which a resource is critical \
+                     (red, and `critical` in its `limit` warning). At most 100 and above \
+                     --warn.\n\nExample: --warn 70 --crit 90"
+    )]
+    pub crit: f64,
+
     /// Do not capture the mouse in the interactive view.
     #[arg(
         long = "no-mouse",
@@ -290,6 +337,63 @@ pub struct Cli {
     pub no_color: bool,
 }
 
+/// Modes with options of their own.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Export metrics for Prometheus (HTTP /metrics or a textfile).
+    #[command(
+        long_about = "Export this host's RDMA resources as Prometheus metrics: served on \
+                      http://127.0.0.1:9879/metrics (--listen), or written to a file for \
+                      node_exporter's textfile collector (--textfile). Read-only. The \
+                      source options (--demo, -d, --timeout, --objects-every) apply; -d \
+                      defaults to 15s here. Metrics and deployment: docs/exporter.md."
+    )]
+    Export(ExportArgs),
+}
+
+/// Options of the report and interactive modes, which mean nothing to
+/// `restop export` (the source options are global and apply to it).
+const NOT_FOR_EXPORT: [(&str, &str); 14] = [
+    ("once", "--once"),
+    ("json", "--json"),
+    ("batch", "--batch"),
+    ("iterations", "--iterations"),
+    ("record", "--record"),
+    ("replay", "--replay"),
+    ("device", "--dev"),
+    ("pid", "--pid"),
+    ("types", "--type"),
+    ("state", "--state"),
+    ("sort", "--sort"),
+    ("top", "--top"),
+    ("no_mouse", "--no-mouse"),
+    ("no_color", "--no-color"),
+];
+
+/// A usage error when an option of the other modes is given with `export`
+/// (clap alone would also refuse the global source options there).
+pub fn check_export_options(matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+    if matches.subcommand_name() != Some("export") {
+        return Ok(());
+    }
+    let given: Vec<&str> = NOT_FOR_EXPORT
+        .iter()
+        .filter(|(id, _)| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|(_, flag)| *flag)
+        .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    use clap::CommandFactory;
+    Err(Cli::command().error(
+        clap::error::ErrorKind::ArgumentConflict,
+        format!(
+            "{} cannot be used with export (see `restop export --help`)",
+            given.join(", ")
+        ),
+    ))
+}
+
 /// What restop does once the options are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -300,11 +404,14 @@ pub enum Mode {
     Batch,
     /// `--batch --json`: JSON Lines.
     BatchJson,
+    Export,
 }
 
 impl Cli {
     pub fn mode(&self) -> Mode {
-        if self.batch {
+        if matches!(self.command, Some(Command::Export(_))) {
+            Mode::Export
+        } else if self.batch {
             if self.json {
                 Mode::BatchJson
             } else {
@@ -334,6 +441,11 @@ impl Cli {
             state: self.state,
             text: None,
         }
+    }
+
+    /// `--warn`/`--crit` as thresholds, or why they do not make sense together.
+    pub fn thresholds(&self) -> Result<Thresholds, String> {
+        Thresholds::from_percent(self.warn, self.crit)
     }
 
     /// Names and counts read best largest first; identities read best in order.
@@ -551,6 +663,27 @@ mod tests {
         let err = parse(&["--delay", "0"]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().contains("greater than zero"));
+    }
+
+    #[test]
+    fn thresholds_default_and_validate() {
+        let t = parse(&[]).unwrap().thresholds().unwrap();
+        assert_eq!(t, Thresholds::default());
+        let t = parse(&["--warn", "70", "--crit", "90.5"])
+            .unwrap()
+            .thresholds()
+            .unwrap();
+        assert_eq!((t.warn, t.critical), (0.70, 0.905));
+        for bad in [
+            &["--warn", "96"][..],
+            &["--crit", "101"],
+            &["--warn", "0"],
+            &["--warn", "90", "--crit", "90"],
+        ] {
+            assert!(parse(bad).unwrap().thresholds().is_err(), "{bad:?}");
+        }
+        assert!(parse(&["--warn", "lots"]).is_err());
+        assert!(parse(&["--no-verbs"]).unwrap().no_verbs);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Layers, each depending only on those before it:
 //! `nldev` + `collect` (read the kernel and procfs) → `model` (plain data, pure
-//! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
+//! aggregation) → `app` (state and updates) → `ui` / `output` / `export`
+//! (render only).
 //! Every producer of snapshots implements [`source::Source`]; `record` writes
 //! them to a file and replays them, `batch` prints them at an interval.
 
@@ -11,6 +12,7 @@ pub mod batch;
 pub mod cli;
 pub mod collect;
 pub mod demo;
+pub mod export;
 pub mod model;
 pub mod nldev;
 pub mod output;

@@ -2,17 +2,20 @@
 //! turn the outcome into an exit status (0 shown, 1 nothing collected, 2 usage).
 
 use anyhow::{Context, Result};
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use restop::batch::{self, BatchError, BatchFormat, BatchOptions};
-use restop::cli::{Cli, Mode};
+use restop::cli::{Cli, Command, Mode};
 use restop::collect::{LiveOptions, LiveSource};
 use restop::demo::DemoSource;
+use restop::export::{DEFAULT_INTERVAL, ExportArgs, Reopening};
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::output::{self, OnceOptions};
 use restop::record::{Opening, RecordWriter, RecordingSource, ReplaySource};
 use restop::source::{CollectRequest, Source};
 use std::io::{self, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Report shown.
 const EXIT_OK: u8 = 0;
@@ -22,11 +25,19 @@ const EXIT_NOTHING: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outcome = match cli.mode() {
-        Mode::Interactive => run_interactive(&cli),
-        Mode::Once | Mode::Json => run_once(&cli),
-        Mode::Batch | Mode::BatchJson => run_batch(&cli),
+    let matches = Cli::command().get_matches();
+    restop::cli::check_export_options(&matches).unwrap_or_else(|err| err.exit());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    if let Err(message) = cli.thresholds() {
+        Cli::command()
+            .error(clap::error::ErrorKind::ValueValidation, message)
+            .exit();
+    }
+    let outcome = match (&cli.command, cli.mode()) {
+        (Some(Command::Export(args)), _) => run_export(&cli, args, &matches),
+        (_, Mode::Interactive) => run_interactive(&cli),
+        (_, Mode::Batch | Mode::BatchJson) => run_batch(&cli),
+        (_, _) => run_once(&cli),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -51,7 +62,7 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
         direction: Some(cli.sort_direction()),
         mouse: !cli.no_mouse,
         color: !cli.no_color,
-        ..Default::default()
+        thresholds: cli.thresholds().unwrap_or_default(),
     };
     if let Some(path) = &cli.replay {
         let replay = ReplaySource::open(path)?;
@@ -70,6 +81,7 @@ fn run_batch(cli: &Cli) -> Result<u8> {
     let mut source = open_source(cli)?;
     let mut recorder = open_recorder(cli, source.kind())?;
     let _signals = restop::tui::signals::install()?;
+    let thresholds = cli.thresholds().unwrap_or_default();
     let options = BatchOptions {
         interval: cli.delay,
         iterations: cli.iterations,
@@ -79,9 +91,11 @@ fn run_batch(cli: &Cli) -> Result<u8> {
                 top: cli.top,
                 sort: cli.sort,
                 direction: cli.sort_direction(),
+                thresholds,
             }),
         },
         filter: cli.filter(),
+        thresholds,
         paced: cli.replay.is_none(),
     };
     let mut out = io::stdout().lock();
@@ -127,8 +141,9 @@ fn run_once(cli: &Cli) -> Result<u8> {
     }
 
     let filter = cli.filter();
+    let thresholds = cli.thresholds().unwrap_or_default();
     let text = match cli.mode() {
-        Mode::Json => json_text(&snapshot, &filter)?,
+        Mode::Json => json_text(&snapshot, &filter, &thresholds)?,
         _ => output::render_once(
             &snapshot,
             &filter,
@@ -136,6 +151,7 @@ fn run_once(cli: &Cli) -> Result<u8> {
                 top: cli.top,
                 sort: cli.sort,
                 direction: cli.sort_direction(),
+                thresholds,
             },
         ),
     };
@@ -148,6 +164,32 @@ fn run_once(cli: &Cli) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
+/// `restop export`. The live source is opened at each collection until it
+/// works, so a host without RDMA (yet) is reported as `restop_up 0` rather
+/// than ending the exporter.
+fn run_export(cli: &Cli, args: &ExportArgs, matches: &ArgMatches) -> Result<u8> {
+    let interval = export_interval(cli, matches);
+    let source: Box<dyn Source> = if cli.demo {
+        Box::new(DemoSource::new(cli.seed, interval))
+    } else {
+        let options = live_options(cli);
+        Box::new(Reopening::new(SourceKind::Live, move || {
+            LiveSource::open(options.clone()).map(|s| Box::new(s) as Box<dyn Source>)
+        }))
+    };
+    restop::export::run(args, source, interval)
+}
+
+/// `-d` when given (before or after `export`), else the exporter's default.
+fn export_interval(cli: &Cli, matches: &ArgMatches) -> Duration {
+    let given = |m: &ArgMatches| m.value_source("delay") == Some(ValueSource::CommandLine);
+    if given(matches) || matches.subcommand_matches("export").is_some_and(given) {
+        cli.delay
+    } else {
+        DEFAULT_INTERVAL
+    }
+}
+
 /// The live host, the simulated one or a recording, as asked: never a
 /// silent fallback.
 fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
@@ -157,12 +199,18 @@ fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
     if cli.demo {
         return Ok(Box::new(DemoSource::new(cli.seed, cli.delay)));
     }
-    let options = LiveOptions {
+    Ok(Box::new(LiveSource::open(live_options(cli))?))
+}
+
+fn live_options(cli: &Cli) -> LiveOptions {
+    LiveOptions {
         timeout: cli.timeout,
         object_interval: cli.objects_every.unwrap_or_default(),
+        verbs: !cli.no_verbs,
+        // Diagnostics on stderr only where stderr is not the drawn screen.
+        print_notes: cli.mode() != Mode::Interactive && std::env::var_os("RESTOP_DEBUG").is_some(),
         ..LiveOptions::default()
-    };
-    Ok(Box::new(LiveSource::open(options)?))
+    }
 }
 
 /// `--record FILE`: the writer, or `None` without the option. Opening
@@ -185,8 +233,12 @@ fn open_recorder(cli: &Cli, source: SourceKind) -> Result<Option<RecordWriter>> 
     Ok(Some(writer))
 }
 
-fn json_text(snapshot: &Snapshot, filter: &restop::model::filter::Filter) -> Result<String> {
-    let document = output::render_json(snapshot, filter);
+fn json_text(
+    snapshot: &Snapshot,
+    filter: &restop::model::filter::Filter,
+    thresholds: &restop::model::Thresholds,
+) -> Result<String> {
+    let document = output::render_json_with(snapshot, filter, thresholds);
     let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;
     text.push('\n');
     Ok(text)

@@ -19,6 +19,7 @@ fn options(format: BatchFormat, iterations: Option<u64>) -> BatchOptions {
         iterations,
         format,
         filter: Filter::default(),
+        thresholds: Default::default(),
         paced: true,
     }
 }

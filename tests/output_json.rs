@@ -83,6 +83,7 @@ fn device_keys_match_the_schema() {
             "pf",
             "ports",
             "usage",
+            "object_limits",
             "objects_collected_at_ms",
             "object_errors"
         ])
@@ -95,7 +96,7 @@ fn device_keys_match_the_schema() {
     assert_eq!(dev["ports"][0]["phys_state"], "LINK_UP");
     assert_eq!(
         keys(&dev["usage"]["qp"]),
-        sorted(&["current", "max", "ratio"])
+        sorted(&["current", "max", "ratio", "max_source", "level"])
     );
     assert_eq!(dev["usage"]["qp"]["ratio"], 1024.0 / 131072.0);
     assert_eq!(dev["usage"]["cm_id"]["max"], Value::Null);
@@ -141,7 +142,9 @@ fn process_keys_match_the_schema() {
             "counts",
             "mr_bytes",
             "qp_states",
-            "devices"
+            "devices",
+            "share",
+            "rdma_cgroup"
         ])
     );
     assert_eq!(p["pid"], 4242);

@@ -84,6 +84,7 @@ fn top_rows_then_a_summary_line_and_totals_over_everything() {
         top: 2,
         sort: SortKey::MrBytes,
         direction: SortDirection::Descending,
+        ..OnceOptions::default()
     };
     let text = report(&Filter::default(), &options);
     assert_fits(&text);

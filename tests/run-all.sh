@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 
 need_pkgs=()
 command -v tmux >/dev/null || need_pkgs+=(tmux)
+# promtool and the Prometheus server: tests/export_*.rs check the exposition,
+# the alert rules and a real scrape with them (and skip, saying so, without).
+command -v promtool >/dev/null && command -v prometheus >/dev/null || need_pkgs+=(prometheus)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		apt-get update -qq

@@ -4,41 +4,8 @@ use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use std::time::Duration;
 
-/// Usage ratios at which a gauge turns to warning and critical colours.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Thresholds {
-    pub warn: f64,
-    pub critical: f64,
-}
-
-impl Default for Thresholds {
-    fn default() -> Self {
-        Thresholds {
-            warn: 0.80,
-            critical: 0.95,
-        }
-    }
-}
-
-/// How full a resource is, relative to the thresholds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Normal,
-    Warn,
-    Critical,
-}
-
-impl Thresholds {
-    pub fn level(&self, ratio: f64) -> Level {
-        if ratio >= self.critical {
-            Level::Critical
-        } else if ratio >= self.warn {
-            Level::Warn
-        } else {
-            Level::Normal
-        }
-    }
-}
+/// Gauge colours follow the same thresholds as the `limit` warnings.
+pub use crate::model::limits::{Level, Thresholds};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AppConfig {
@@ -110,14 +77,6 @@ pub fn shorter_interval(current: Duration) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thresholds_are_inclusive() {
-        let t = Thresholds::default();
-        assert_eq!(t.level(0.79), Level::Normal);
-        assert_eq!(t.level(0.80), Level::Warn);
-        assert_eq!(t.level(0.95), Level::Critical);
-    }
 
     #[test]
     fn intervals_step_from_off_list_values() {

@@ -114,22 +114,31 @@ pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
 pub struct DrillLayout {
     /// Who this is: pid, name, user, container, devices.
     pub info: Rect,
+    /// Its share of the devices' objects and limits, and its cgroup quota
+    /// (empty on short screens).
+    pub limits: Rect,
     pub tabs: Rect,
     pub table: TablePane,
     pub totals: Rect,
 }
 
+/// Below this body height the limits line gives its row to the table.
+const DRILL_LIMITS_MIN_HEIGHT: u16 = 10;
+
 pub fn drill_layout(body: Rect) -> DrillLayout {
     let info_h = 1.min(body.height);
-    let totals_h = 1.min(body.height.saturating_sub(info_h));
+    let limits_h = u16::from(body.height >= DRILL_LIMITS_MIN_HEIGHT);
+    let top_h = info_h + limits_h;
+    let totals_h = 1.min(body.height.saturating_sub(top_h));
     let table = TablePane::new(Rect::new(
         body.x,
-        body.y + info_h,
+        body.y + top_h,
         body.width,
-        body.height.saturating_sub(info_h + totals_h),
+        body.height.saturating_sub(top_h + totals_h),
     ));
     DrillLayout {
         info: Rect::new(body.x, body.y, body.width, info_h),
+        limits: Rect::new(body.x, body.y + info_h, body.width, limits_h),
         // The tab bar is the table's title line.
         tabs: table.title,
         table,

@@ -8,17 +8,22 @@
 
 use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
+use super::cgroup_rdma::CgroupRdmaReader;
 use super::procfs::ProcReader;
 use super::sysfs::{SysfsDevice, sysfs_device};
+use super::verbs::{DeviceKey, VerbsLimits};
 use crate::model::{
     DetailScope, Device, Meta, NetnsMode, Object, ObjectAccumulator, OwnerKey, Port, ProcessInfo,
-    ResourceType, Snapshot, SourceKind, Tally, Warning, WarningKind,
+    ResourceType, Snapshot, SourceKind, Tally, TypeCounts, Warning, WarningKind,
 };
 use crate::nldev::{DeviceInfo, NlError, NldevClient, SocketTransport, Transport};
 use crate::source::{CollectError, CollectRequest, Source};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Diagnostics kept for `take_notes`.
+const MAX_NOTES: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct LiveOptions {
@@ -30,6 +35,15 @@ pub struct LiveOptions {
     pub proc_root: PathBuf,
     /// Where sysfs is mounted.
     pub sys_root: PathBuf,
+    /// Read device limits through libibverbs when the kernel's summary has
+    /// none (`--no-verbs` turns this off).
+    pub verbs: bool,
+    /// restop's own process id: objects it owns (the context opened to read
+    /// limits) are never counted. Tests name a fake process instead.
+    pub own_pid: u32,
+    /// Print diagnostics (why no limits came from verbs, what libibverbs
+    /// printed) on stderr as they arise (`RESTOP_DEBUG` in `--once`/`--json`).
+    pub print_notes: bool,
 }
 
 impl Default for LiveOptions {
@@ -39,6 +53,9 @@ impl Default for LiveOptions {
             object_interval: Duration::ZERO,
             proc_root: PathBuf::from("/proc"),
             sys_root: PathBuf::from("/sys"),
+            verbs: true,
+            own_pid: std::process::id(),
+            print_notes: false,
         }
     }
 }
@@ -57,6 +74,8 @@ struct ObjectView {
     errors: HashMap<u32, Vec<(ResourceType, String)>>,
     /// Devices whose dumps completed (at least partly) in that round.
     dumped: BTreeSet<u32>,
+    /// Per device index: restop's own objects seen (and left out) in that round.
+    own: HashMap<u32, TypeCounts>,
 }
 
 pub struct LiveSource<T: Transport = SocketTransport> {
@@ -68,6 +87,9 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     sysfs: HashMap<String, SysfsDevice>,
     host: String,
     kernel: String,
+    verbs: VerbsLimits,
+    cgroups: CgroupRdmaReader,
+    notes: Vec<String>,
 }
 
 impl LiveSource<SocketTransport> {
@@ -81,9 +103,17 @@ impl<T: Transport> LiveSource<T> {
     /// A live source over any transport (tests use recorded kernel replies).
     pub fn with_client(client: NldevClient<T>, options: LiveOptions) -> LiveSource<T> {
         let (host, kernel) = uname();
+        let verbs = if options.verbs {
+            VerbsLimits::system()
+        } else {
+            VerbsLimits::disabled()
+        };
         LiveSource {
             client,
             procs: ProcReader::new(options.proc_root.clone()),
+            cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
+            verbs,
+            notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),
             options,
             view: None,
@@ -100,7 +130,7 @@ impl<T: Transport> LiveSource<T> {
 
         // The summary is the one request that must work: without it there is
         // nothing to show.
-        let summaries = self.client.summaries()?;
+        let mut summaries = self.client.summaries()?;
         let infos = match self.client.devices() {
             Ok(infos) => infos,
             Err(e) => {
@@ -111,6 +141,24 @@ impl<T: Transport> LiveSource<T> {
                 Vec::new()
             }
         };
+        let keys: Vec<DeviceKey> = summaries
+            .iter()
+            .map(|s| DeviceKey {
+                index: s.index,
+                name: s.name.clone(),
+                node_guid: infos
+                    .iter()
+                    .find(|i| i.index == s.index)
+                    .and_then(|i| i.node_guid),
+            })
+            .collect();
+        if self.verbs.query_new(&keys) {
+            // Reading limits opened (and closed) a device context of our own;
+            // the counts shown are taken after it is gone.
+            summaries = self.client.summaries()?;
+        }
+        let notes = self.verbs.take_notes();
+        self.note(notes);
         let netns_mode = match self.client.sys() {
             Ok(sys) => sys.netns_mode,
             Err(_) => None, // older kernels have no SYS_GET; nothing to tell
@@ -126,6 +174,9 @@ impl<T: Transport> LiveSource<T> {
         for summary in &summaries {
             let mut device = Device::new(summary.index, summary.name.clone());
             device.usage = summary.usage.clone();
+            if let Some(attrs) = self.verbs.attrs(summary.index, &summary.name) {
+                attrs.apply_to(&mut device);
+            }
             if let Some(info) = infos.iter().find(|i| i.index == summary.index) {
                 apply_info(&mut device, info);
                 match self.client.ports(summary.index) {
@@ -169,6 +220,19 @@ impl<T: Transport> LiveSource<T> {
             let dump_start = Instant::now();
             let view = self.dump_objects(&devices, request.details.clone());
             self.cadence.record(dump_start, dump_start.elapsed());
+            // Objects of our own that existed while this summary was taken
+            // are no one's usage either.
+            for device in &mut devices {
+                if let Some(own) = view.own.get(&device.index) {
+                    subtract_own(device, own);
+                }
+            }
+            let own: u64 = view.own.values().map(TypeCounts::total).sum();
+            if own > 0 {
+                self.note(vec![format!(
+                    "left out {own} objects owned by restop itself"
+                )]);
+            }
             self.view = Some(view);
         } else if self.cadence.postponed(Instant::now()) {
             warnings.push(Warning::new(
@@ -225,6 +289,7 @@ impl<T: Transport> LiveSource<T> {
             ..ObjectView::default()
         };
         let mut hidden = HiddenFields::default();
+        let own_pid = self.options.own_pid;
         self.procs.begin_tick();
 
         for device in devices {
@@ -234,9 +299,18 @@ impl<T: Transport> LiveSource<T> {
                     break;
                 }
                 let procs = &mut self.procs;
+                let own = &mut view.own;
                 let mut sink = |mut obj: Object| {
                     hidden.observe(&obj);
                     let owner = attribution.resolve(&obj, |tid| procs.process_of_thread(tid));
+                    if owner.pid() == Some(own_pid) {
+                        // restop's own context (and anything under it) is
+                        // not a consumer.
+                        own.entry(obj.device())
+                            .or_default()
+                            .add(obj.resource_type(), 1);
+                        return;
+                    }
                     obj.set_owner(owner);
                     acc.add(obj);
                 };
@@ -296,6 +370,11 @@ impl<T: Transport> LiveSource<T> {
                     .unwrap_or_else(|| ProcessInfo::unknown(*k))
             })
             .collect();
+        // Quota use changes as fast as objects come and go: read every round.
+        self.cgroups.begin_round();
+        for process in &mut view.processes {
+            process.rdma_cgroup = self.cgroups.for_process(process.key.pid).map(Box::new);
+        }
         view.warnings.extend(self.procs.end_tick());
         let (fields, warning) = hidden.report();
         view.hidden_fields = fields;
@@ -303,6 +382,41 @@ impl<T: Transport> LiveSource<T> {
         view.tallies = tallies;
         view.objects = objects;
         view
+    }
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// Replaces how device limits are read (tests use a fake library).
+    pub fn set_verbs(&mut self, verbs: VerbsLimits) {
+        self.verbs = verbs;
+    }
+
+    /// Diagnostics gathered so far (missing libibverbs, a device that would
+    /// not open, what the library printed), oldest first; never errors.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn note(&mut self, notes: Vec<String>) {
+        if self.options.print_notes {
+            for n in &notes {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "restop: debug: {n}");
+            }
+        }
+        self.notes.extend(notes);
+        // Nobody may ever take them (the interactive view does not): keep the latest.
+        let excess = self.notes.len().saturating_sub(MAX_NOTES);
+        self.notes.drain(..excess);
+    }
+}
+
+/// Takes restop's own objects out of a device's summary counts.
+fn subtract_own(device: &mut Device, own: &TypeCounts) {
+    for (t, n) in own.iter() {
+        if let Some(entry) = device.usage.0.get_mut(&t) {
+            entry.current = entry.current.saturating_sub(n);
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Reading the live host: netlink (via `nldev`), procfs and sysfs.
 pub mod attribution;
 pub mod cadence;
+pub mod cgroup_rdma;
 pub mod live;
 pub mod procfs;
 pub mod sysfs;
+pub mod verbs;
 pub use live::{LiveOptions, LiveSource};

@@ -582,6 +582,7 @@ fn process(
         container,
         started_at: Some(clock::started_at_secs(started)),
         creator_threads: Vec::new(),
+        rdma_cgroup: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! RDMA devices, their ports, and per-type usage against limits.
 
 use super::enums::{PhysState, PortState};
+use super::limits::ObjectLimits;
 use super::resource::ResourceType;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -94,6 +95,9 @@ pub struct Device {
     /// For an SR-IOV virtual function: the RDMA device name of its physical function.
     pub pf: Option<String>,
     pub usage: Usage,
+    /// Per-object limits (largest QP, CQ, MR), when the verbs library told them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_limits: Option<ObjectLimits>,
     pub objects: DumpStatus,
 }
 
@@ -111,6 +115,7 @@ impl Device {
             pci: None,
             pf: None,
             usage: Usage::default(),
+            object_limits: None,
             objects: DumpStatus::default(),
         }
     }

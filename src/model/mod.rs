@@ -7,6 +7,7 @@ pub mod enums;
 pub mod error_qps;
 pub mod filter;
 pub mod history;
+pub mod limits;
 pub mod objects;
 pub mod owner;
 pub mod resource;
@@ -17,6 +18,7 @@ pub use device::{Device, DumpStatus, LimitSource, Port, Usage, UsageEntry};
 pub use enums::{
     CmState, PhysState, PollContext, PortState, QpState, QpType, SrqType, StateCounts,
 };
+pub use limits::{Level, ObjectLimits, RdmaCgroup, Thresholds};
 pub use objects::{CmId, Cq, Ctx, Mr, MrKeys, Object, Pd, Qp, Srq};
 pub use owner::{Container, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
 pub use resource::{ResourceType, TypeCounts};

@@ -1,5 +1,6 @@
 //! Who owns an RDMA object: a process, a kernel module, or nobody we can name.
 
+use super::limits::RdmaCgroup;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -103,6 +104,9 @@ pub struct ProcessInfo {
     /// Threads that created objects (tid, thread comm) when they differ from the process.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub creator_threads: Vec<(u32, String)>,
+    /// Quotas of the cgroup `rdma` controller that bind this process, when any is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma_cgroup: Option<Box<RdmaCgroup>>,
 }
 
 impl ProcessInfo {
@@ -117,6 +121,7 @@ impl ProcessInfo {
             container: None,
             started_at: None,
             creator_threads: Vec::new(),
+            rdma_cgroup: None,
         }
     }
 

@@ -52,8 +52,41 @@ pub enum WarningKind {
     Procfs,
     /// Object dumps are slower than asked and run less often.
     SlowDump,
+    /// A resource at or past the warning threshold of its limit (device
+    /// maximum or cgroup `rdma.max`).
+    Limit,
     /// Anything else worth telling.
     Other,
+}
+
+impl WarningKind {
+    /// Every kind, for outputs that list them all (e.g. one metric series each).
+    pub const ALL: [WarningKind; 9] = [
+        WarningKind::Permission,
+        WarningKind::DumpFailed,
+        WarningKind::DeviceVanished,
+        WarningKind::Netns,
+        WarningKind::Unattributed,
+        WarningKind::Procfs,
+        WarningKind::SlowDump,
+        WarningKind::Limit,
+        WarningKind::Other,
+    ];
+
+    /// The name used in JSON and metrics labels (the serde spelling).
+    pub fn name(self) -> &'static str {
+        match self {
+            WarningKind::Permission => "permission",
+            WarningKind::DumpFailed => "dump_failed",
+            WarningKind::DeviceVanished => "device_vanished",
+            WarningKind::Netns => "netns",
+            WarningKind::Unattributed => "unattributed",
+            WarningKind::Procfs => "procfs",
+            WarningKind::SlowDump => "slow_dump",
+            WarningKind::Limit => "limit",
+            WarningKind::Other => "other",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -138,5 +171,18 @@ impl Snapshot {
         self.device(index)
             .map(|d| d.name.clone())
             .unwrap_or_else(|| format!("dev{index}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warning_kind_names_are_the_serde_names() {
+        for kind in WarningKind::ALL {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+        }
     }
 }

@@ -2,11 +2,11 @@
 //! the tick, or (`--json`) one compact `--json` document per line (JSON
 //! Lines) with the trend fields under `trends`.
 
-use super::json::{JsonDocument, render_json};
+use super::json::{JsonDocument, render_json_with};
 use super::rfc3339::readable_from_unix_ms;
 use super::text::{OnceOptions, render_once};
-use crate::model::Snapshot;
 use crate::model::filter::Filter;
+use crate::model::{Snapshot, Thresholds};
 use serde::Serialize;
 
 /// The line that opens each report, so ticks are easy to find and split:
@@ -46,9 +46,10 @@ struct BatchDocument<'a> {
 pub fn json_line(
     snapshot: &Snapshot,
     filter: &Filter,
+    thresholds: &Thresholds,
     trends: Option<&serde_json::Value>,
 ) -> serde_json::Result<String> {
-    let document = render_json(snapshot, filter);
+    let document = render_json_with(snapshot, filter, thresholds);
     let mut line = serde_json::to_string(&BatchDocument {
         document: &document,
         trends,

@@ -5,6 +5,7 @@ use crate::model::consumers::{Consumer, consumers};
 use crate::model::device::grouped_order;
 use crate::model::error_qps::{ErrorQp, error_qps};
 use crate::model::filter::Filter;
+use crate::model::limits::{Thresholds, cgroup_warnings, device_warnings};
 use crate::model::{Device, OwnerKey, ResourceType, Snapshot, Warning, WarningKind};
 
 pub struct Selection<'a> {
@@ -16,14 +17,24 @@ pub struct Selection<'a> {
     pub consumers: Vec<Consumer>,
     /// Admitted QPs in ERR/SQE; empty when `--type` leaves QPs out.
     pub error_qps: Vec<ErrorQp>,
-    /// The snapshot's warnings, then the selection's own (unknown device).
+    /// The snapshot's warnings, then the selection's own (unknown device,
+    /// then `limit` warnings).
     pub warnings: Vec<Warning>,
     /// `--dev` named a device the snapshot does not have.
     pub unknown_device: bool,
 }
 
 impl<'a> Selection<'a> {
+    /// The selection with `limit` warnings at the default thresholds.
     pub fn new(snapshot: &'a Snapshot, filter: &Filter) -> Selection<'a> {
+        Selection::with_thresholds(snapshot, filter, &Thresholds::default())
+    }
+
+    pub fn with_thresholds(
+        snapshot: &'a Snapshot,
+        filter: &Filter,
+        thresholds: &Thresholds,
+    ) -> Selection<'a> {
         let filter = resolve_thread_id(snapshot, filter);
         let devices: Vec<&Device> = grouped_order(&snapshot.devices)
             .into_iter()
@@ -40,6 +51,12 @@ impl<'a> Selection<'a> {
         let unknown = unknown_device_warning(snapshot, &filter);
         let unknown_device = unknown.is_some();
         warnings.extend(unknown);
+        // Limits of what is shown: the selected devices, the selected processes' quotas.
+        warnings.extend(device_warnings(snapshot, &devices, thresholds));
+        warnings.extend(cgroup_warnings(
+            consumers.iter().filter_map(|c| c.process.as_ref()),
+            thresholds,
+        ));
         Selection {
             filter,
             devices,

@@ -6,7 +6,7 @@ use super::theme::Theme;
 use crate::app::columns::{ConsumerColumn, fit_consumer_columns};
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
-use crate::app::{App, Focus};
+use crate::app::{App, Focus, Level, Thresholds};
 use crate::model::consumers::{Consumer, SortDirection};
 use crate::units::bytes;
 use ratatui::Frame;
@@ -88,7 +88,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
     for (i, c) in app.consumers.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
         for p in &placed {
-            let (text, style) = cell(c, p.column, theme);
+            let (text, style) = cell(c, p.column, &app.config.thresholds, theme);
             let text = pad(&text, usize::from(p.width), p.column.right_aligned());
             put(buf, pane.rows.x + p.x, y, &text, p.width, style);
         }
@@ -104,7 +104,12 @@ fn count_cell(n: u64, theme: &Theme) -> (String, Style) {
     (n.to_string(), style)
 }
 
-fn cell(c: &Consumer, column: ConsumerColumn, theme: &Theme) -> (String, Style) {
+fn cell(
+    c: &Consumer,
+    column: ConsumerColumn,
+    thresholds: &Thresholds,
+    theme: &Theme,
+) -> (String, Style) {
     match column {
         ConsumerColumn::Pid => (
             c.pid().map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
@@ -129,7 +134,20 @@ fn cell(c: &Consumer, column: ConsumerColumn, theme: &Theme) -> (String, Style) 
             } else {
                 theme.plain()
             };
-            (c.name.clone(), style)
+            // A process near its cgroup's rdma quota is marked: it, not the
+            // device, is about to be refused (details in the drill-down).
+            let quota = c
+                .process
+                .as_ref()
+                .and_then(|p| p.rdma_cgroup.as_ref())
+                .and_then(|g| g.fullest())
+                .and_then(|(_, _, q)| q.ratio())
+                .map(|r| thresholds.level(r))
+                .filter(|l| *l != Level::Normal);
+            match quota {
+                Some(level) => (format!("{} ⚑", c.name), theme.level(level)),
+                None => (c.name.clone(), style),
+            }
         }
         ConsumerColumn::Container => (c.container().unwrap_or_default(), theme.plain()),
         ConsumerColumn::Count(t) => count_cell(c.counts.get(t), theme),

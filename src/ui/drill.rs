@@ -7,8 +7,9 @@ use crate::app::App;
 use crate::app::drill::{DetailState, DrillView};
 use crate::app::layout::{drill_layout, tab_spans};
 use crate::app::update::tab_label;
+use crate::model::limits::process_shares;
 use crate::model::{QpState, ResourceType};
-use crate::units::bytes;
+use crate::units::{bytes, count, percent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
@@ -17,6 +18,9 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, view: &DrillView, theme: &
     let l = drill_layout(body);
     let buf = frame.buffer_mut();
     put_spans(buf, l.info, &info(view, theme));
+    if l.limits.height > 0 {
+        put_spans(buf, l.limits, &limits(app, view, theme));
+    }
 
     let counts = view.consumer.as_ref().map(|c| c.counts);
     let labels: Vec<String> = view
@@ -90,6 +94,64 @@ fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
             format!("  {}", p.cmdline.join(" ")),
             theme.dim(),
         ));
+    }
+    spans
+}
+
+/// `quota /pod1 mlx5_0 hca_object 1990/2000 (99%) · share of used (of max) QP 33% (28%)  MR 12%`:
+/// the owner's tightest cgroup quota (first: it is cut last on narrow
+/// screens), then how much of its devices it holds.
+fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+    let (Some(c), Some(snapshot)) = (&view.consumer, app.snapshot()) else {
+        return Vec::new();
+    };
+    let thresholds = &app.config.thresholds;
+    let mut spans = Vec::new();
+    if let Some((device, resource, quota)) = c
+        .process
+        .as_ref()
+        .and_then(|p| p.rdma_cgroup.as_ref())
+        .and_then(|g| g.fullest())
+        && let (Some(max), Some(ratio)) = (quota.max, quota.ratio())
+    {
+        spans.push(Span::styled("quota ", theme.bold()));
+        spans.push(Span::styled(
+            format!(
+                "{} {device} {resource} {}/{} ({})",
+                quota.cgroup,
+                count(quota.current),
+                count(max),
+                percent(ratio)
+            ),
+            theme.level(thresholds.level(ratio)),
+        ));
+        spans.push(Span::raw(" · "));
+    }
+    spans.push(Span::styled("share of used (of max) ", theme.bold()));
+    let mut any = false;
+    for (t, share) in process_shares(snapshot, &c.owner, &app.filter) {
+        if !view.tabs.contains(&t) || c.counts.get(t) == 0 {
+            continue;
+        }
+        let Some(of_current) = share.of_current else {
+            continue;
+        };
+        let mut text = format!("{} {}", t.label(), percent(of_current));
+        let style = match share.of_max {
+            Some(of_max) => {
+                text.push_str(&format!(" ({})", percent(of_max)));
+                theme.level(thresholds.level(of_max))
+            }
+            None => theme.plain(),
+        };
+        if any {
+            spans.push(Span::raw("  "));
+        }
+        spans.push(Span::styled(text, style));
+        any = true;
+    }
+    if !any {
+        spans.push(Span::styled("unknown", theme.dim()));
     }
     spans
 }

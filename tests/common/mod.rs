@@ -184,6 +184,7 @@ fn trainer() -> ProcessInfo {
         }),
         started_at: Some(1_795_970_000),
         creator_threads: vec![(4250, "pt_nccl_0".into()), (4251, "pt_nccl_1".into())],
+        rdma_cgroup: None,
     }
 }
 
@@ -199,6 +200,7 @@ fn bench() -> ProcessInfo {
         container: None,
         started_at: Some(1_795_971_500),
         creator_threads: vec![],
+        rdma_cgroup: None,
     }
 }
 
@@ -218,6 +220,7 @@ fn target() -> ProcessInfo {
         }),
         started_at: None,
         creator_threads: vec![],
+        rdma_cgroup: None,
     }
 }
 

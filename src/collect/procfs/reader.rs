@@ -272,6 +272,7 @@ impl ProcReader {
             container,
             started_at: self.started_at(key.start_time),
             creator_threads: Vec::new(),
+            rdma_cgroup: None,
         }
     }
 

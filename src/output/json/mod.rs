@@ -10,9 +10,10 @@ use super::selection::Selection;
 use crate::model::consumers::Consumer;
 use crate::model::error_qps::ErrorQp;
 use crate::model::filter::Filter;
+use crate::model::limits::{Quota, Thresholds, process_shares};
 use crate::model::{
-    Device, NetnsMode, OwnerKey, Port, ProcessInfo, ResourceType, Runtime, Snapshot, SourceKind,
-    Warning, WarningKind,
+    Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup, ResourceType, Runtime,
+    Snapshot, SourceKind, Warning, WarningKind,
 };
 
 /// The document for `snapshot` under `filter`.
@@ -21,12 +22,28 @@ use crate::model::{
 /// over, and `error_qps`; counts always carry every type so the shape does not
 /// depend on `--type`.
 pub fn render_json(snapshot: &Snapshot, filter: &Filter) -> JsonDocument {
-    let selection = Selection::new(snapshot, filter);
+    render_json_with(snapshot, filter, &Thresholds::default())
+}
+
+/// The document with `limit` warnings and levels at `thresholds`.
+pub fn render_json_with(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    thresholds: &Thresholds,
+) -> JsonDocument {
+    let selection = Selection::with_thresholds(snapshot, filter, thresholds);
     JsonDocument {
         schema_version: SCHEMA_VERSION,
         meta: meta(snapshot, &selection.warnings),
-        devices: selection.devices.iter().map(|d| device(d)).collect(),
-        processes: selection.processes().filter_map(process).collect(),
+        devices: selection
+            .devices
+            .iter()
+            .map(|d| device(d, thresholds))
+            .collect(),
+        processes: selection
+            .processes()
+            .filter_map(|c| process(snapshot, &selection.filter, c))
+            .collect(),
         kernel: selection.kernel_owners().map(kernel_owner).collect(),
         unattributed: selection
             .unattributed()
@@ -78,11 +95,12 @@ fn warning_kind(kind: WarningKind) -> &'static str {
         WarningKind::Unattributed => "unattributed",
         WarningKind::Procfs => "procfs",
         WarningKind::SlowDump => "slow_dump",
+        WarningKind::Limit => "limit",
         WarningKind::Other => "other",
     }
 }
 
-fn device(d: &Device) -> DeviceView {
+fn device(d: &Device, thresholds: &Thresholds) -> DeviceView {
     DeviceView {
         name: d.name.clone(),
         index: d.index,
@@ -104,12 +122,19 @@ fn device(d: &Device) -> DeviceView {
                                 current: e.current,
                                 max: e.max,
                                 ratio: e.ratio(),
+                                max_source: e.max_source.map(limit_source),
+                                level: e.ratio().map(|r| thresholds.level(r).name()),
                             },
                         )
                     })
                 })
                 .collect(),
         ),
+        object_limits: d.object_limits.map(|l| ObjectLimitsView {
+            max_qp_wr: l.max_qp_wr,
+            max_cqe: l.max_cqe,
+            max_mr_size: l.max_mr_size,
+        }),
         objects_collected_at_ms: d.objects.collected_at_ms,
         object_errors: d
             .objects
@@ -176,7 +201,61 @@ fn empty_bucket() -> BucketView {
     }
 }
 
-fn process(c: &Consumer) -> Option<ProcessView> {
+fn limit_source(s: LimitSource) -> &'static str {
+    match s {
+        LimitSource::Kernel => "kernel",
+        LimitSource::Verbs => "verbs",
+        LimitSource::Demo => "demo",
+    }
+}
+
+fn shares(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> OrderedMap<ShareView> {
+    OrderedMap(
+        process_shares(snapshot, &c.owner, filter)
+            .into_iter()
+            .map(|(t, s)| {
+                (
+                    t.name().to_string(),
+                    ShareView {
+                        of_current: s.of_current,
+                        of_max: s.of_max,
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+fn quota(q: &Quota) -> QuotaView {
+    QuotaView {
+        current: q.current,
+        max: q.max,
+        ratio: q.ratio(),
+        cgroup: q.cgroup.clone(),
+    }
+}
+
+fn rdma_cgroup(c: &RdmaCgroup) -> RdmaCgroupView {
+    RdmaCgroupView {
+        path: c.path.clone(),
+        devices: OrderedMap(
+            c.devices
+                .iter()
+                .map(|(name, d)| {
+                    (
+                        name.clone(),
+                        DeviceQuotaView {
+                            hca_handle: quota(&d.hca_handle),
+                            hca_object: quota(&d.hca_object),
+                        },
+                    )
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<ProcessView> {
     let OwnerKey::Process(key) = c.owner else {
         return None;
     };
@@ -208,6 +287,8 @@ fn process(c: &Consumer) -> Option<ProcessView> {
             })
             .collect(),
         holdings: bucket(c),
+        share: shares(snapshot, filter, c),
+        rdma_cgroup: info.rdma_cgroup.as_deref().map(rdma_cgroup),
     })
 }
 

@@ -52,6 +52,7 @@ pub struct DeviceView {
     pub pf: Option<String>,
     pub ports: Vec<PortView>,
     pub usage: OrderedMap<UsageView>,
+    pub object_limits: Option<ObjectLimitsView>,
     pub objects_collected_at_ms: Option<u64>,
     pub object_errors: Vec<ObjectErrorView>,
 }
@@ -69,6 +70,46 @@ pub struct UsageView {
     pub current: u64,
     pub max: Option<u64>,
     pub ratio: Option<f64>,
+    /// `kernel`, `verbs` or `demo`: where `max` came from.
+    pub max_source: Option<&'static str>,
+    /// `normal`, `warning` or `critical` against the thresholds.
+    pub level: Option<&'static str>,
+}
+
+/// How big one object may be (verbs device attributes).
+#[derive(Debug, Serialize)]
+pub struct ObjectLimitsView {
+    pub max_qp_wr: Option<u64>,
+    pub max_cqe: Option<u64>,
+    pub max_mr_size: Option<u64>,
+}
+
+/// A process's share of the objects of one type on its devices.
+#[derive(Debug, Serialize)]
+pub struct ShareView {
+    pub of_current: Option<f64>,
+    pub of_max: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RdmaCgroupView {
+    pub path: String,
+    pub devices: OrderedMap<DeviceQuotaView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DeviceQuotaView {
+    pub hca_handle: QuotaView,
+    pub hca_object: QuotaView,
+}
+
+#[derive(Debug, Serialize)]
+pub struct QuotaView {
+    pub current: u64,
+    pub max: Option<u64>,
+    pub ratio: Option<f64>,
+    /// The cgroup whose `rdma.max` this is.
+    pub cgroup: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -92,6 +133,8 @@ pub struct ProcessView {
     pub threads: Vec<ThreadView>,
     #[serde(flatten)]
     pub holdings: BucketView,
+    pub share: OrderedMap<ShareView>,
+    pub rdma_cgroup: Option<RdmaCgroupView>,
 }
 
 #[derive(Debug, Serialize)]

@@ -6,23 +6,26 @@ mod devices;
 mod error_qps;
 mod header;
 pub mod layout;
+mod quotas;
 
 use super::selection::Selection;
 use crate::model::ResourceType;
-use crate::model::Snapshot;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::{Snapshot, Thresholds};
 
 /// Every line of the report fits in this many columns.
 pub const WIDTH: usize = 80;
 
 /// How the report's tables are cut and ordered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OnceOptions {
     /// Rows of the consumers table and of the ERROR QP list (0 = all).
     pub top: usize,
     pub sort: SortKey,
     pub direction: SortDirection,
+    /// Where `limit` warnings start.
+    pub thresholds: Thresholds,
 }
 
 impl Default for OnceOptions {
@@ -31,13 +34,14 @@ impl Default for OnceOptions {
             top: 20,
             sort: SortKey::default(),
             direction: SortDirection::Descending,
+            thresholds: Thresholds::default(),
         }
     }
 }
 
 /// The whole report, each line ending in a newline.
 pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {
-    let selection = Selection::new(snapshot, filter);
+    let selection = Selection::with_thresholds(snapshot, filter, &options.thresholds);
     let mut sections = vec![
         header::header(snapshot, &selection.warnings, WIDTH),
         devices::devices(snapshot, &selection.devices, &selection.filter, WIDTH),
@@ -52,6 +56,10 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
             },
         ),
     ];
+    let quotas = quotas::quotas(&selection.consumers, WIDTH);
+    if !quotas.is_empty() {
+        sections.push(quotas);
+    }
     // With --type leaving QPs out, the ERROR QP list would only be noise.
     if selection.filter.shows_type(ResourceType::Qp) {
         sections.push(error_qps::error_qps(

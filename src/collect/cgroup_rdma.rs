@@ -1,0 +1,447 @@
+//! Quotas of the cgroup `rdma` controller for the processes that own RDMA
+//! objects: `rdma.max` and `rdma.current` of the process's cgroup and of
+//! every ancestor, reduced to the quota with the least headroom per device
+//! and resource (see `model::limits::cgroup` for why the ancestors matter).
+//!
+//! Both cgroup v2 (`0::/path`, the unified mount) and a v1 `rdma` hierarchy
+//! (`N:rdma:/path`) are read. Nothing here fails: a missing controller, an
+//! unreadable file or a garbled line just means no quota is shown.
+
+use crate::model::limits::{DeviceQuota, Quota, RdmaCgroup};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// One device's line of `rdma.max` or `rdma.current`. `None`: `max`, no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RdmaValues {
+    pub hca_handle: Option<u64>,
+    pub hca_object: Option<u64>,
+}
+
+/// Parses `rdma.max` / `rdma.current`: one line per device,
+/// `mlx5_0 hca_handle=2 hca_object=2000` (`max` where unlimited). Lines or
+/// values that do not parse are skipped.
+pub fn parse_rdma_file(text: &str) -> BTreeMap<String, RdmaValues> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let Some(device) = words.next() else {
+            continue;
+        };
+        let mut values = RdmaValues::default();
+        for word in words {
+            let Some((key, value)) = word.split_once('=') else {
+                continue;
+            };
+            let parsed = if value == "max" {
+                None
+            } else {
+                match value.parse::<u64>() {
+                    Ok(v) => Some(v),
+                    Err(_) => continue,
+                }
+            };
+            match key {
+                "hca_handle" => values.hca_handle = parsed,
+                "hca_object" => values.hca_object = parsed,
+                _ => {}
+            }
+        }
+        out.insert(device.to_string(), values);
+    }
+    out
+}
+
+/// Which hierarchy a process's rdma cgroup path belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hierarchy {
+    /// cgroup v2, the unified hierarchy.
+    Unified,
+    /// A cgroup v1 hierarchy with the `rdma` controller.
+    V1Rdma,
+}
+
+/// The process's cgroup for the rdma controller, from `/proc/<pid>/cgroup`:
+/// the v1 `rdma` line when there is one (the controller lives there then),
+/// otherwise the v2 `0::` line.
+pub fn rdma_cgroup_path(proc_cgroup: &str) -> Option<(Hierarchy, String)> {
+    let mut unified = None;
+    for line in proc_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if controllers.split(',').any(|c| c == "rdma") {
+            return Some((Hierarchy::V1Rdma, path.to_string()));
+        }
+        if id == "0" && controllers.is_empty() {
+            unified = Some((Hierarchy::Unified, path.to_string()));
+        }
+    }
+    unified
+}
+
+/// Where the hierarchies are mounted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CgroupMounts {
+    pub unified: Option<PathBuf>,
+    pub v1_rdma: Option<PathBuf>,
+}
+
+impl CgroupMounts {
+    fn of(&self, h: Hierarchy) -> Option<&Path> {
+        match h {
+            Hierarchy::Unified => self.unified.as_deref(),
+            Hierarchy::V1Rdma => self.v1_rdma.as_deref(),
+        }
+    }
+}
+
+/// Finds the cgroup2 mount and a v1 `rdma` mount in `/proc/self/mountinfo`
+/// (fields: `id parent maj:min root mount-point options ... - fstype source super-options`).
+pub fn parse_cgroup_mounts(mountinfo: &str) -> CgroupMounts {
+    let mut mounts = CgroupMounts::default();
+    for line in mountinfo.lines() {
+        let Some((before, after)) = line.split_once(" - ") else {
+            continue;
+        };
+        let Some(mount_point) = before.split(' ').nth(4) else {
+            continue;
+        };
+        let mut after = after.split(' ');
+        let (Some(fstype), _, Some(options)) = (after.next(), after.next(), after.next()) else {
+            continue;
+        };
+        let path = PathBuf::from(unescape_octal(mount_point));
+        match fstype {
+            "cgroup2" if mounts.unified.is_none() => mounts.unified = Some(path),
+            "cgroup" if options.split(',').any(|o| o == "rdma") => {
+                mounts.v1_rdma.get_or_insert(path);
+            }
+            _ => {}
+        }
+    }
+    mounts
+}
+
+/// mountinfo writes space, tab, newline and backslash as `\040` style escapes.
+fn unescape_octal(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && let Some(code) = bytes
+                .get(i + 1..i + 4)
+                .and_then(|d| std::str::from_utf8(d).ok())
+                .and_then(|d| u8::from_str_radix(d, 8).ok())
+        {
+            out.push(code);
+            i += 4;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What one cgroup directory says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Level {
+    /// The cgroup path (`/a/b`).
+    path: String,
+    max: BTreeMap<String, RdmaValues>,
+    current: BTreeMap<String, RdmaValues>,
+}
+
+/// Reduces the levels of one path (leaf first) to the binding quotas.
+/// `None` when no level limits anything.
+fn binding_quotas(own_path: &str, levels: &[Level]) -> Option<RdmaCgroup> {
+    let mut devices = BTreeMap::new();
+    let names: std::collections::BTreeSet<&String> =
+        levels.iter().flat_map(|l| l.max.keys()).collect();
+    for name in names {
+        let pick = |get: fn(&RdmaValues) -> Option<u64>| -> Quota {
+            let mut best: Option<Quota> = None;
+            for level in levels {
+                let Some(max) = level.max.get(name).and_then(get) else {
+                    continue;
+                };
+                let current = level.current.get(name).and_then(get).unwrap_or(0);
+                let candidate = Quota {
+                    current,
+                    max: Some(max),
+                    cgroup: level.path.clone(),
+                };
+                // Least headroom binds first; on a tie the nearer one is kept.
+                if best
+                    .as_ref()
+                    .is_none_or(|b| candidate.headroom() < b.headroom())
+                {
+                    best = Some(candidate);
+                }
+            }
+            best.unwrap_or_else(|| Quota {
+                current: levels
+                    .first()
+                    .and_then(|l| l.current.get(name))
+                    .and_then(get)
+                    .unwrap_or(0),
+                max: None,
+                cgroup: own_path.to_string(),
+            })
+        };
+        let quota = DeviceQuota {
+            hca_handle: pick(|v| v.hca_handle),
+            hca_object: pick(|v| v.hca_object),
+        };
+        if quota.hca_handle.max.is_some() || quota.hca_object.max.is_some() {
+            devices.insert(name.clone(), quota);
+        }
+    }
+    (!devices.is_empty()).then(|| RdmaCgroup {
+        path: own_path.to_string(),
+        devices,
+    })
+}
+
+/// `/a/b/c` → `["/a/b/c", "/a/b", "/a"]`: the root has no `rdma.max`.
+fn ancestry(path: &str) -> Vec<String> {
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    (1..=parts.len())
+        .rev()
+        .map(|n| format!("/{}", parts[..n].join("/")))
+        .collect()
+}
+
+/// Reads quotas for processes; one instance lives as long as the source, with
+/// a per-round cache because the processes of one pod share their cgroups.
+#[derive(Debug)]
+pub struct CgroupRdmaReader {
+    proc_root: PathBuf,
+    /// Used when mountinfo cannot be read (and by tests with fake trees).
+    fallback_unified: PathBuf,
+    mounts: Option<CgroupMounts>,
+    levels: HashMap<(Hierarchy, String), Option<Level>>,
+}
+
+impl CgroupRdmaReader {
+    /// `proc_root` and `sys_root` are `/proc` and `/sys` in production.
+    pub fn new(proc_root: &Path, sys_root: &Path) -> CgroupRdmaReader {
+        CgroupRdmaReader {
+            proc_root: proc_root.to_path_buf(),
+            fallback_unified: sys_root.join("fs").join("cgroup"),
+            mounts: None,
+            levels: HashMap::new(),
+        }
+    }
+
+    /// Forget the last round's file contents (usage changes all the time).
+    pub fn begin_round(&mut self) {
+        self.levels.clear();
+    }
+
+    /// The quotas binding process `pid`, if any limit is set on its path.
+    pub fn for_process(&mut self, pid: u32) -> Option<RdmaCgroup> {
+        let text =
+            std::fs::read_to_string(self.proc_root.join(pid.to_string()).join("cgroup")).ok()?;
+        let (hierarchy, path) = rdma_cgroup_path(&text)?;
+        let mut levels = Vec::new();
+        for level_path in ancestry(&path) {
+            if let Some(level) = self.level(hierarchy, &level_path) {
+                levels.push(level.clone());
+            }
+        }
+        binding_quotas(&path, &levels)
+    }
+
+    fn level(&mut self, hierarchy: Hierarchy, path: &str) -> Option<&Level> {
+        let key = (hierarchy, path.to_string());
+        if !self.levels.contains_key(&key) {
+            let level = self.read_level(hierarchy, path);
+            self.levels.insert(key.clone(), level);
+        }
+        self.levels.get(&key).and_then(Option::as_ref)
+    }
+
+    fn read_level(&mut self, hierarchy: Hierarchy, path: &str) -> Option<Level> {
+        let mounts = self.mounts.get_or_insert_with(|| {
+            let mut m = std::fs::read_to_string(self.proc_root.join("self").join("mountinfo"))
+                .map(|t| parse_cgroup_mounts(&t))
+                .unwrap_or_default();
+            if m.unified.is_none() {
+                m.unified = Some(self.fallback_unified.clone());
+            }
+            m
+        });
+        let dir = mounts.of(hierarchy)?.join(path.trim_start_matches('/'));
+        let max = std::fs::read_to_string(dir.join("rdma.max")).ok()?;
+        let current = std::fs::read_to_string(dir.join("rdma.current")).unwrap_or_default();
+        Some(Level {
+            path: path.to_string(),
+            max: parse_rdma_file(&max),
+            current: parse_rdma_file(&current),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn rdma_files_parse_numbers_and_max() {
+        let text = "mlx5_0 hca_handle=2 hca_object=2000\nmlx5_1 hca_handle=max hca_object=max\n\
+                    bad hca_handle=lots hca_object=7 extra\n\n";
+        let m = parse_rdma_file(text);
+        assert_eq!(
+            m["mlx5_0"],
+            RdmaValues {
+                hca_handle: Some(2),
+                hca_object: Some(2000)
+            }
+        );
+        assert_eq!(m["mlx5_1"], RdmaValues::default());
+        assert_eq!(
+            m["bad"],
+            RdmaValues {
+                hca_handle: None,
+                hca_object: Some(7)
+            }
+        );
+        assert_eq!(m.len(), 3);
+    }
+
+    #[test]
+    fn cgroup_path_prefers_a_v1_rdma_hierarchy() {
+        assert_eq!(
+            rdma_cgroup_path("0::/kubepods/pod1/c1\n"),
+            Some((Hierarchy::Unified, "/kubepods/pod1/c1".into()))
+        );
+        assert_eq!(
+            rdma_cgroup_path("12:rdma:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n"),
+            Some((Hierarchy::V1Rdma, "/docker/abc".into()))
+        );
+        assert_eq!(rdma_cgroup_path("3:cpu:/x\ngarbage\n"), None);
+    }
+
+    #[test]
+    fn mounts_come_from_mountinfo() {
+        let mi = "35 24 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n\
+                  40 35 0:35 / /sys/fs/cgroup/rdma\\040v1 rw - cgroup cgroup rw,rdma\n\
+                  41 35 0:36 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
+        let m = parse_cgroup_mounts(mi);
+        assert_eq!(m.unified, Some(PathBuf::from("/sys/fs/cgroup")));
+        assert_eq!(m.v1_rdma, Some(PathBuf::from("/sys/fs/cgroup/rdma v1")));
+    }
+
+    #[test]
+    fn ancestry_stops_below_the_root() {
+        assert_eq!(ancestry("/a/b"), ["/a/b", "/a"]);
+        assert!(ancestry("/").is_empty());
+    }
+
+    fn write(dir: &Path, max: &str, current: &str) {
+        fs::create_dir_all(dir).unwrap();
+        fs::write(dir.join("rdma.max"), max).unwrap();
+        fs::write(dir.join("rdma.current"), current).unwrap();
+    }
+
+    /// A fake /proc and /sys: pod `/kubepods/pod1` limits mlx5_0 objects to
+    /// 2000, its container limits contexts to 4; mlx5_1 is unlimited.
+    fn tree() -> (tempfile::TempDir, CgroupRdmaReader) {
+        let tmp = tempfile::tempdir().unwrap();
+        let proc_root = tmp.path().join("proc");
+        let sys_root = tmp.path().join("sys");
+        let cg = sys_root.join("fs/cgroup");
+        fs::create_dir_all(proc_root.join("100")).unwrap();
+        fs::write(proc_root.join("100/cgroup"), "0::/kubepods/pod1/c1\n").unwrap();
+        fs::create_dir_all(proc_root.join("200")).unwrap();
+        fs::write(proc_root.join("200/cgroup"), "0::/system.slice/x.service\n").unwrap();
+        write(
+            &cg.join("kubepods/pod1/c1"),
+            "mlx5_0 hca_handle=4 hca_object=max\nmlx5_1 hca_handle=max hca_object=max\n",
+            "mlx5_0 hca_handle=1 hca_object=1500\nmlx5_1 hca_handle=1 hca_object=3\n",
+        );
+        write(
+            &cg.join("kubepods/pod1"),
+            "mlx5_0 hca_handle=max hca_object=2000\nmlx5_1 hca_handle=max hca_object=max\n",
+            "mlx5_0 hca_handle=2 hca_object=1990\nmlx5_1 hca_handle=1 hca_object=3\n",
+        );
+        write(
+            &cg.join("kubepods"),
+            "mlx5_0 hca_handle=max hca_object=max\n",
+            "mlx5_0 hca_handle=2 hca_object=1990\n",
+        );
+        write(
+            &cg.join("system.slice/x.service"),
+            "mlx5_0 hca_handle=max hca_object=max\n",
+            "mlx5_0 hca_handle=1 hca_object=9\n",
+        );
+        let reader = CgroupRdmaReader::new(&proc_root, &sys_root);
+        (tmp, reader)
+    }
+
+    #[test]
+    fn the_binding_quota_is_found_up_the_tree() {
+        let (_tmp, mut reader) = tree();
+        let c = reader.for_process(100).unwrap();
+        assert_eq!(c.path, "/kubepods/pod1/c1");
+        assert_eq!(c.devices.len(), 1, "mlx5_1 has no limit anywhere");
+        let q = &c.devices["mlx5_0"];
+        assert_eq!(
+            q.hca_handle,
+            Quota {
+                current: 1,
+                max: Some(4),
+                cgroup: "/kubepods/pod1/c1".into()
+            }
+        );
+        assert_eq!(
+            q.hca_object,
+            Quota {
+                current: 1990,
+                max: Some(2000),
+                cgroup: "/kubepods/pod1".into()
+            }
+        );
+    }
+
+    #[test]
+    fn no_limit_and_no_controller_mean_no_quota() {
+        let (_tmp, mut reader) = tree();
+        assert_eq!(reader.for_process(200), None);
+        assert_eq!(reader.for_process(999), None, "no such process");
+    }
+
+    #[test]
+    fn the_least_headroom_wins_over_the_nearest() {
+        let level = |path: &str, max: u64, current: u64| Level {
+            path: path.into(),
+            max: [(
+                "d".to_string(),
+                RdmaValues {
+                    hca_handle: None,
+                    hca_object: Some(max),
+                },
+            )]
+            .into_iter()
+            .collect(),
+            current: [(
+                "d".to_string(),
+                RdmaValues {
+                    hca_handle: Some(0),
+                    hca_object: Some(current),
+                },
+            )]
+            .into_iter()
+            .collect(),
+        };
+        let c = binding_quotas("/a/b", &[level("/a/b", 100, 10), level("/a", 50, 45)]).unwrap();
+        assert_eq!(c.devices["d"].hca_object.cgroup, "/a");
+        assert_eq!(c.devices["d"].hca_handle.max, None);
+    }
+}

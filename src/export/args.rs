@@ -1,0 +1,87 @@
+//! `restop export`'s own options. The source options (`--demo`, `--seed`,
+//! `-d`, `--timeout`, `--objects-every`) are restop's global ones.
+
+use super::listen::{DEFAULT_LISTEN, parse_listen};
+use clap::Args;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Collection interval when `-d` is not given: Prometheus' usual scrape
+/// interval. Collecting faster than the scrapes only costs the kernel work.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
+
+pub const EXPORT_EXAMPLES: &str = "\
+Examples:
+  restop export                              serve http://127.0.0.1:9879/metrics
+  restop export --listen 0.0.0.0:9879        serve every interface (see docs/exporter.md)
+  restop export -d 30s --objects-every 2m    collect every 30 s, dump objects every 2 min
+  restop export --textfile /var/lib/prometheus/node-exporter/restop.prom
+  restop export --textfile restop.prom --once
+  restop export --demo                       metrics of the simulated host
+
+Collection runs on its own every -d (default 15s here); a scrape returns the
+last collection and never starts one. Metrics: docs/exporter.md.";
+
+#[derive(Clone, Debug, Args)]
+#[command(after_long_help = EXPORT_EXAMPLES)]
+pub struct ExportArgs {
+    /// Serve /metrics on this address [default: 127.0.0.1:9879].
+    #[arg(
+        long,
+        value_name = "ADDR",
+        value_parser = parse_listen,
+        conflicts_with = "textfile",
+        long_help = "Serve /metrics (Prometheus text format, or OpenMetrics when the \
+                     scraper asks for it) and an index page on this HOST:PORT. The default, \
+                     127.0.0.1:9879, is reachable from this host only; any other address \
+                     has to be named here (e.g. 0.0.0.0:9879 for every interface) because \
+                     the metrics name processes, users and containers. [default: 127.0.0.1:9879]"
+    )]
+    pub listen: Option<SocketAddr>,
+
+    /// Write the metrics to this file (node_exporter textfile collector).
+    #[arg(
+        long,
+        value_name = "PATH",
+        long_help = "Instead of serving HTTP, write the metrics to PATH every -d, for \
+                     node_exporter's textfile collector (PATH must end in .prom and be in \
+                     its --collector.textfile.directory). Each write goes to a temporary \
+                     file in the same directory, renamed over PATH: readers never see a \
+                     partial file."
+    )]
+    pub textfile: Option<PathBuf>,
+
+    /// With --textfile: write once and exit.
+    #[arg(
+        long,
+        requires = "textfile",
+        long_help = "With --textfile: collect once, write the file, and exit (for cron or \
+                     a systemd timer). Exit status 1 when the collection failed (the file \
+                     is still written, with restop_up 0)."
+    )]
+    pub once: bool,
+
+    /// Owners per resource type in per-owner metrics (the rest are summed).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        value_parser = clap::value_parser!(u16).range(0..=1000),
+        long_help = "How many owners (processes, kernel modules) get their own series in \
+                     restop_process_resources (per type) and restop_process_mr_bytes; all \
+                     others are summed into one name=\"other\" series. Bounds the series to \
+                     (N + 1) × 8 whatever the number of processes. 0 keeps only the sums."
+    )]
+    pub top: u16,
+}
+
+impl ExportArgs {
+    pub fn listen_addr(&self) -> SocketAddr {
+        self.listen.unwrap_or_else(|| {
+            DEFAULT_LISTEN
+                .parse()
+                .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 9879)))
+        })
+    }
+}

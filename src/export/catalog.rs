@@ -1,0 +1,219 @@
+//! Every metric family restop exports: name, type, help and label names.
+//!
+//! One list is the single source of truth: the renderer writes HELP and TYPE
+//! from it, docs/exporter.md documents it (a test keeps the two in step), and
+//! the tests check that the alert rules and the dashboard only reference names
+//! from it.
+
+/// Prometheus metric type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricType {
+    Gauge,
+    Counter,
+}
+
+impl MetricType {
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricType::Gauge => "gauge",
+            MetricType::Counter => "counter",
+        }
+    }
+}
+
+/// One metric family. Counter names include `_total` (the sample name); the
+/// OpenMetrics writer strips it for the family's metadata lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub name: &'static str,
+    pub kind: MetricType,
+    pub help: &'static str,
+    pub labels: &'static [&'static str],
+}
+
+const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'static str) -> Family {
+    Family {
+        name,
+        kind: MetricType::Gauge,
+        help,
+        labels,
+    }
+}
+
+const fn counter(
+    name: &'static str,
+    labels: &'static [&'static str],
+    help: &'static str,
+) -> Family {
+    Family {
+        name,
+        kind: MetricType::Counter,
+        help,
+        labels,
+    }
+}
+
+pub const BUILD_INFO: Family = gauge(
+    "restop_build_info",
+    &["version"],
+    "restop's version, as a label; the value is always 1.",
+);
+pub const UP: Family = gauge(
+    "restop_up",
+    &["source"],
+    "1 when the last collection read the source (live kernel, demo, replay), 0 when it failed.",
+);
+pub const COLLECTIONS: Family = counter(
+    "restop_collections_total",
+    &[],
+    "Collections attempted since the exporter started, successful or not.",
+);
+pub const COLLECTION_ERRORS: Family = counter(
+    "restop_collection_errors_total",
+    &["kind"],
+    "Collection problems since the exporter started, by kind: whole collections that failed \
+     (no_rdma, permission, timeout, malformed, io, replay, exhausted) and partial failures \
+     (dump_failed, device_vanished).",
+);
+pub const COLLECTION_DURATION: Family = gauge(
+    "restop_collection_duration_seconds",
+    &[],
+    "Wall time the last collection took.",
+);
+pub const LAST_SUCCESS: Family = gauge(
+    "restop_last_success_timestamp_seconds",
+    &[],
+    "Unix time at which the last successful collection ended.",
+);
+pub const SNAPSHOT_WARNINGS: Family = gauge(
+    "restop_snapshot_warnings",
+    &["kind"],
+    "Warnings in the last snapshot, by kind (permission, dump_failed, device_vanished, netns, \
+     unattributed, procfs, slow_dump, other): what is partial or hidden in the data.",
+);
+pub const DEVICE_INFO: Family = gauge(
+    "restop_device_info",
+    &["device", "node_type", "protocol", "pf", "pci", "fw_version"],
+    "RDMA device facts as labels (pf names the physical function of an SR-IOV virtual \
+     function, empty otherwise); the value is always 1.",
+);
+pub const PORT_ACTIVE: Family = gauge(
+    "restop_port_active",
+    &["device", "port", "netdev"],
+    "1 when the RDMA port is ACTIVE, 0 otherwise.",
+);
+pub const RESOURCES: Family = gauge(
+    "restop_resources",
+    &["device", "type"],
+    "RDMA objects of a type that currently exist on a device (the kernel's resource summary, \
+     as `rdma resource show`).",
+);
+pub const RESOURCES_MAX: Family = gauge(
+    "restop_resources_max",
+    &["device", "type"],
+    "Most objects of a type the device supports, when known.",
+);
+pub const RESOURCES_USAGE: Family = gauge(
+    "restop_resources_usage_ratio",
+    &["device", "type"],
+    "restop_resources / restop_resources_max (0 to 1), when the limit is known.",
+);
+pub const QPS: Family = gauge(
+    "restop_qps",
+    &["device", "state"],
+    "Queue pairs on a device by state (RESET, INIT, RTR, RTS, SQD, SQE, ERR), from the last \
+     object dump.",
+);
+pub const ERROR_QPS: Family = gauge(
+    "restop_error_qps",
+    &["device"],
+    "Queue pairs in an error state (ERR or SQE) on a device, from the last object dump.",
+);
+pub const ERROR_QP_OLDEST_AGE: Family = gauge(
+    "restop_error_qp_oldest_age_seconds",
+    &["device"],
+    "How long the oldest queue pair in an error state on a device has been in it, as far as \
+     restop has watched it.",
+);
+pub const PROCESS_RESOURCES: Family = gauge(
+    "restop_process_resources",
+    &["pid", "name", "user", "container", "type"],
+    "RDMA objects of a type held by an owner, summed over devices: the top N owners per type \
+     (--top), plus name=\"other\" (empty pid) for the rest. Kernel owners are named [module].",
+);
+pub const PROCESS_MR_BYTES: Family = gauge(
+    "restop_process_mr_bytes",
+    &["pid", "name", "user", "container"],
+    "Bytes of memory registered in MRs by an owner, summed over devices: the top N owners \
+     (--top), plus name=\"other\" (empty pid) for the rest.",
+);
+
+/// Every family, in the order they are written. Keep docs/exporter.md in step
+/// (tests/export_assets.rs checks).
+pub const ALL: &[Family] = &[
+    BUILD_INFO,
+    UP,
+    COLLECTIONS,
+    COLLECTION_ERRORS,
+    COLLECTION_DURATION,
+    LAST_SUCCESS,
+    SNAPSHOT_WARNINGS,
+    DEVICE_INFO,
+    PORT_ACTIVE,
+    RESOURCES,
+    RESOURCES_MAX,
+    RESOURCES_USAGE,
+    QPS,
+    ERROR_QPS,
+    ERROR_QP_OLDEST_AGE,
+    PROCESS_RESOURCES,
+    PROCESS_MR_BYTES,
+];
+
+pub fn families() -> impl Iterator<Item = &'static Family> {
+    ALL.iter()
+}
+
+/// The family a sample name belongs to (`restop_collections_total` → its counter).
+pub fn find(name: &str) -> Option<&'static Family> {
+    families().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_prometheus_conventions() {
+        for f in families() {
+            assert!(f.name.starts_with("restop_"), "{}", f.name);
+            assert!(
+                f.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{}",
+                f.name
+            );
+            assert_eq!(
+                f.kind == MetricType::Counter,
+                f.name.ends_with("_total"),
+                "only counters end in _total: {}",
+                f.name
+            );
+            // Reserved for histograms and summaries.
+            for reserved in ["_count", "_sum", "_bucket"] {
+                assert!(!f.name.ends_with(reserved), "{}", f.name);
+            }
+            assert!(!f.help.is_empty() && !f.help.contains('\n'), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = families().map(|f| f.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
+    }
+}

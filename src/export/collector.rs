@@ -1,0 +1,245 @@
+//! The collection loop: collect on a fixed cadence, update health, render
+//! the exposition once, and hand it on. Scrapes never collect; they read what
+//! the last collection rendered.
+
+use super::exposition::Format;
+use super::health::Health;
+use super::render::{RenderInput, render};
+use crate::model::{DetailScope, Snapshot};
+use crate::source::{CollectRequest, Source};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// One collection's output, in both formats, ready to be sent as is.
+#[derive(Debug)]
+pub struct Exposition {
+    pub text: Vec<u8>,
+    pub openmetrics: Vec<u8>,
+    /// How many collections had run when this was rendered.
+    pub collections: u64,
+}
+
+impl Exposition {
+    pub fn body(&self, format: Format) -> &[u8] {
+        match format {
+            Format::Text => &self.text,
+            Format::OpenMetrics => &self.openmetrics,
+        }
+    }
+}
+
+/// The latest exposition, shared between the collector and the scrapes. The
+/// lock is held only to swap or clone an `Arc`, never while collecting,
+/// rendering or writing to a socket.
+#[derive(Debug)]
+pub struct Latest(Mutex<Arc<Exposition>>);
+
+impl Latest {
+    pub fn new(first: Exposition) -> Latest {
+        Latest(Mutex::new(Arc::new(first)))
+    }
+
+    pub fn get(&self) -> Arc<Exposition> {
+        Arc::clone(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub fn set(&self, next: Exposition) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(next);
+    }
+}
+
+/// Asks a loop to stop, waking it from its sleep.
+#[derive(Debug, Default)]
+pub struct Stop {
+    stopped: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl Stop {
+    pub fn new() -> Arc<Stop> {
+        Arc::new(Stop::default())
+    }
+
+    pub fn stop(&self) {
+        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.wake.notify_all();
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sleeps until `deadline` or a stop; true when stopped.
+    pub fn wait_until(&self, deadline: Instant) -> bool {
+        let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if *stopped {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            stopped = self
+                .wake
+                .wait_timeout(stopped, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+/// A source, its health, and how to render what it gives.
+pub struct Collector {
+    source: Box<dyn Source>,
+    health: Health,
+    top: usize,
+}
+
+impl Collector {
+    /// `top`: owners per type in per-owner metrics.
+    pub fn new(source: Box<dyn Source>, top: usize) -> Collector {
+        let health = Health::new(source.kind());
+        Collector {
+            source,
+            health,
+            top,
+        }
+    }
+
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
+
+    /// Collects once and renders both formats. A failed collection still
+    /// renders: health says what failed, and no stale resource numbers are kept.
+    pub fn collect(&mut self) -> Exposition {
+        let request = CollectRequest {
+            details: DetailScope::ErrorsOnly,
+            force_objects: false,
+        };
+        let started = Instant::now();
+        let outcome = self.source.collect(&request);
+        let took = started.elapsed();
+        let snapshot: Option<Snapshot> = match outcome {
+            Ok(snapshot) => {
+                self.health.record_success(&snapshot, took, unix_ms_now());
+                Some(snapshot)
+            }
+            Err(err) => {
+                self.health.record_failure(&err, took);
+                None
+            }
+        };
+        let input = RenderInput {
+            snapshot: snapshot.as_ref(),
+            health: &self.health,
+            top: self.top,
+            // No watcher of QP ages feeds the exporter yet: the family stays out.
+            error_qp_ages: None,
+        };
+        Exposition {
+            text: render(&input, Format::Text).into_bytes(),
+            openmetrics: render(&input, Format::OpenMetrics).into_bytes(),
+            collections: self.health.collections,
+        }
+    }
+
+    /// Collects at `first`, then every `interval` (measured from the start of
+    /// each collection; one that overruns is followed by the next at once)
+    /// until `stop`, handing each exposition to `sink`.
+    pub fn run(
+        &mut self,
+        first: Instant,
+        interval: Duration,
+        stop: &Stop,
+        mut sink: impl FnMut(Exposition, &Health),
+    ) {
+        let mut next = first;
+        loop {
+            if stop.wait_until(next) {
+                return;
+            }
+            let started = Instant::now();
+            let exposition = self.collect();
+            sink(exposition, &self.health);
+            next = started + interval;
+            if next < Instant::now() {
+                next = Instant::now();
+            }
+        }
+    }
+}
+
+fn unix_ms_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::DemoSource;
+    use crate::model::SourceKind;
+    use crate::source::CollectError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Failing;
+
+    impl Source for Failing {
+        fn kind(&self) -> SourceKind {
+            SourceKind::Live
+        }
+        fn collect(&mut self, _: &CollectRequest) -> Result<Snapshot, CollectError> {
+            Err(CollectError::NoRdmaSupport("EPROTONOSUPPORT".into()))
+        }
+    }
+
+    #[test]
+    fn a_failed_collection_renders_health_only() {
+        let mut c = Collector::new(Box::new(Failing), 20);
+        let e = c.collect();
+        let text = String::from_utf8(e.text).unwrap();
+        assert!(text.contains("restop_up{source=\"live\"} 0\n"), "{text}");
+        assert!(text.contains("restop_collection_errors_total{kind=\"no_rdma\"} 1\n"));
+        assert!(!text.contains("restop_resources"));
+        assert!(!text.contains("restop_last_success_timestamp_seconds"));
+    }
+
+    #[test]
+    fn a_demo_collection_renders_devices() {
+        let mut c = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
+        let e = c.collect();
+        let text = String::from_utf8(e.text).unwrap();
+        assert!(text.contains("restop_up{source=\"demo\"} 1\n"));
+        assert!(text.contains("restop_resources{device=\"mlx5_0\",type=\"qp\"}"));
+        assert_eq!(e.collections, 1);
+    }
+
+    #[test]
+    fn run_collects_at_once_then_every_interval_until_stopped() {
+        let stop = Stop::new();
+        let count = AtomicUsize::new(0);
+        let mut c = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
+        c.run(Instant::now(), Duration::from_millis(10), &stop, |_, _| {
+            if count.fetch_add(1, Ordering::SeqCst) == 2 {
+                stop.stop();
+            }
+        });
+        assert_eq!(count.load(Ordering::SeqCst), 3);
+        assert_eq!(c.health().collections, 3);
+    }
+
+    #[test]
+    fn stop_wakes_a_sleeping_loop() {
+        let stop = Stop::new();
+        let far = Instant::now() + Duration::from_secs(60);
+        let s = Arc::clone(&stop);
+        let t = std::thread::spawn(move || s.wait_until(far));
+        std::thread::sleep(Duration::from_millis(20));
+        stop.stop();
+        assert!(t.join().unwrap());
+    }
+}

@@ -1,0 +1,179 @@
+//! The exporter's own health: what it tells Prometheus about its collections
+//! (up, duration, errors by kind, last success), kept across collections.
+
+use crate::model::{Snapshot, SourceKind, WarningKind};
+use crate::source::CollectError;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Every `kind` of `restop_collection_errors_total`. All are written from the
+/// start (at 0), so `increase()` and `rate()` see the first error.
+pub const ERROR_KINDS: [&str; 9] = [
+    "no_rdma",
+    "permission",
+    "timeout",
+    "malformed",
+    "io",
+    "replay",
+    "exhausted",
+    "dump_failed",
+    "device_vanished",
+];
+
+/// Every `kind` of `restop_snapshot_warnings`: the conditions a collection
+/// ran into. `limit` is left out: it is a judgement of usage against
+/// `--warn`/`--crit` made by each view, and Prometheus makes its own from
+/// `restop_resources_usage_ratio` (see the alerting rules).
+pub fn warning_kinds() -> impl Iterator<Item = WarningKind> {
+    WarningKind::ALL
+        .into_iter()
+        .filter(|kind| *kind != WarningKind::Limit)
+}
+
+pub fn warning_kind_name(kind: WarningKind) -> &'static str {
+    kind.name()
+}
+
+/// The `source` label of `restop_up`.
+pub fn source_name(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::Live => "live",
+        SourceKind::Demo => "demo",
+        SourceKind::Replay => "replay",
+    }
+}
+
+/// The `kind` a failed collection is counted under.
+pub fn error_kind(err: &CollectError) -> &'static str {
+    match err {
+        CollectError::NoRdmaSupport(_) => "no_rdma",
+        CollectError::PermissionDenied { .. } => "permission",
+        CollectError::Timeout { .. } => "timeout",
+        CollectError::Malformed { .. } => "malformed",
+        CollectError::Io { .. } => "io",
+        CollectError::Replay(_) => "replay",
+        CollectError::Exhausted => "exhausted",
+    }
+}
+
+/// Health across collections.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Health {
+    pub source: SourceKind,
+    /// Whether the last collection succeeded.
+    pub up: bool,
+    pub collections: u64,
+    /// Counts per entry of [`ERROR_KINDS`].
+    pub errors: BTreeMap<&'static str, u64>,
+    pub last_duration: Duration,
+    /// Unix milliseconds at which the last successful collection ended.
+    pub last_success_unix_ms: Option<u64>,
+    /// The last collection's error, for stderr (not exported: free text).
+    pub last_error: Option<String>,
+}
+
+impl Health {
+    pub fn new(source: SourceKind) -> Health {
+        Health {
+            source,
+            up: false,
+            collections: 0,
+            errors: ERROR_KINDS.iter().map(|k| (*k, 0)).collect(),
+            last_duration: Duration::ZERO,
+            last_success_unix_ms: None,
+            last_error: None,
+        }
+    }
+
+    /// A collection returned a snapshot; partial failures inside it are
+    /// counted by kind.
+    pub fn record_success(&mut self, snapshot: &Snapshot, took: Duration, now_unix_ms: u64) {
+        self.collections += 1;
+        self.up = true;
+        self.last_duration = took;
+        self.last_success_unix_ms = Some(now_unix_ms);
+        self.last_error = None;
+        for warning in &snapshot.meta.warnings {
+            match warning.kind {
+                WarningKind::DumpFailed => self.count("dump_failed"),
+                WarningKind::DeviceVanished => self.count("device_vanished"),
+                _ => {}
+            }
+        }
+    }
+
+    pub fn record_failure(&mut self, err: &CollectError, took: Duration) {
+        self.collections += 1;
+        self.up = false;
+        self.last_duration = took;
+        self.last_error = Some(err.to_string());
+        self.count(error_kind(err));
+    }
+
+    fn count(&mut self, kind: &'static str) {
+        let slot = self.errors.entry(kind).or_insert(0);
+        *slot = slot.saturating_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Meta, Warning};
+
+    fn snapshot_with(warnings: Vec<Warning>) -> Snapshot {
+        Snapshot {
+            meta: Meta {
+                source: SourceKind::Live,
+                host: "h".into(),
+                kernel: "k".into(),
+                collected_at_ms: 0,
+                collect_us: 0,
+                netns_mode: None,
+                hidden_fields: Vec::new(),
+                warnings,
+            },
+            devices: Vec::new(),
+            processes: Vec::new(),
+            tallies: Vec::new(),
+            objects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_error_kind_starts_at_zero() {
+        let h = Health::new(SourceKind::Live);
+        assert_eq!(h.errors.len(), ERROR_KINDS.len());
+        assert!(h.errors.values().all(|n| *n == 0));
+        assert!(!h.up);
+    }
+
+    #[test]
+    fn failures_count_by_kind_and_clear_up() {
+        let mut h = Health::new(SourceKind::Live);
+        h.record_success(&snapshot_with(Vec::new()), Duration::from_millis(3), 1_000);
+        assert!(h.up);
+        h.record_failure(
+            &CollectError::NoRdmaSupport("EPROTONOSUPPORT".into()),
+            Duration::from_millis(1),
+        );
+        assert!(!h.up);
+        assert_eq!(h.collections, 2);
+        assert_eq!(h.errors["no_rdma"], 1);
+        assert_eq!(h.last_success_unix_ms, Some(1_000));
+        assert!(h.last_error.as_deref().unwrap_or("").contains("no RDMA"));
+    }
+
+    #[test]
+    fn a_vanished_device_is_counted_but_the_collection_is_up() {
+        let mut h = Health::new(SourceKind::Live);
+        let snap = snapshot_with(vec![
+            Warning::new(WarningKind::DeviceVanished, "mlx5_1 disappeared"),
+            Warning::new(WarningKind::Unattributed, "3 objects"),
+        ]);
+        h.record_success(&snap, Duration::from_millis(3), 1_000);
+        assert!(h.up);
+        assert_eq!(h.errors["device_vanished"], 1);
+        assert_eq!(h.errors["dump_failed"], 0);
+    }
+}

@@ -1,0 +1,8 @@
+//! A small HTTP/1.1 server for `/metrics` (and `/`), on std::net.
+
+pub mod negotiate;
+pub mod request;
+pub mod response;
+pub mod server;
+
+pub use server::{BindError, Limits, Server, wake};

@@ -1,0 +1,198 @@
+//! Writing one HTTP/1.1 response, then closing the connection gracefully.
+//! Every response says `Connection: close`: one request per connection keeps
+//! the server simple and bounded, and scrapers reconnect at no real cost.
+
+use crate::export::collector::Exposition;
+use crate::export::exposition::Format;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+pub enum Body {
+    Static(&'static [u8]),
+    Owned(String),
+    /// The latest exposition, shared with other scrapes: never copied.
+    Metrics(Arc<Exposition>, Format),
+}
+
+impl Body {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Body::Static(b) => b,
+            Body::Owned(s) => s.as_bytes(),
+            Body::Metrics(e, format) => e.body(*format),
+        }
+    }
+}
+
+pub struct Response {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub headers: Vec<(&'static str, &'static str)>,
+    pub body: Body,
+}
+
+impl Response {
+    /// A short plain-text error.
+    pub fn error(status: u16, message: &str) -> Response {
+        Response {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            headers: Vec::new(),
+            body: Body::Owned(format!("{status} {}: {message}\n", reason(status))),
+        }
+    }
+}
+
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        413 => "Content Too Large",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
+        _ => "Error",
+    }
+}
+
+/// The status line and header fields.
+pub fn head(response: &Response, now: SystemTime) -> String {
+    let mut text = format!(
+        "HTTP/1.1 {} {}\r\nDate: {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
+         Connection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
+        response.status,
+        reason(response.status),
+        http_date(now),
+        response.content_type,
+        response.body.bytes().len(),
+    );
+    for (name, value) in &response.headers {
+        text.push_str(name);
+        text.push_str(": ");
+        text.push_str(value);
+        text.push_str("\r\n");
+    }
+    text.push_str("\r\n");
+    text
+}
+
+/// Writes the response (without body for HEAD) before `deadline`. A client
+/// that stops reading is cut off at the deadline; one that went away gives
+/// an error the caller drops.
+pub fn write(
+    stream: &mut TcpStream,
+    response: &Response,
+    head_only: bool,
+    deadline: Instant,
+) -> io::Result<()> {
+    write_before(
+        stream,
+        head(response, SystemTime::now()).as_bytes(),
+        deadline,
+    )?;
+    if !head_only {
+        write_before(stream, response.body.bytes(), deadline)?;
+    }
+    stream.flush()
+}
+
+fn write_before(stream: &mut TcpStream, mut bytes: &[u8], deadline: Instant) -> io::Result<()> {
+    // Small slices so the deadline is checked often even on a slow reader.
+    const SLICE: usize = 16 * 1024;
+    while !bytes.is_empty() {
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        stream.set_write_timeout(Some(deadline - now))?;
+        let end = bytes.len().min(SLICE);
+        match stream.write(&bytes[..end]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Closes after a response: shut our side, then read (and drop) what the
+/// client still sends for a moment. Closing with unread input would reset the
+/// connection and could destroy the response before the client read it.
+pub fn close_gracefully(mut stream: TcpStream, linger: Duration) {
+    const MAX_DRAIN: usize = 64 * 1024;
+    if stream.shutdown(Shutdown::Write).is_err() {
+        return;
+    }
+    let deadline = Instant::now() + linger;
+    let mut drained = 0usize;
+    let mut buf = [0u8; 4096];
+    while drained < MAX_DRAIN {
+        let now = Instant::now();
+        if now >= deadline || stream.set_read_timeout(Some(deadline - now)).is_err() {
+            return;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => drained += n,
+        }
+    }
+}
+
+/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), for the Date header.
+pub fn http_date(now: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = now
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    // "YYYY-MM-DDTHH:MM:SSZ"
+    let iso = crate::output::rfc3339::from_unix_secs(secs);
+    let field = |range: std::ops::Range<usize>| iso.get(range).unwrap_or("00");
+    let month: usize = field(5..7).parse().unwrap_or(1);
+    let day_of_week = (secs / 86_400 % 7) as usize;
+    format!(
+        "{}, {} {} {} {} GMT",
+        DAYS.get(day_of_week).unwrap_or(&"Thu"),
+        field(8..10),
+        MONTHS.get(month.saturating_sub(1)).unwrap_or(&"Jan"),
+        field(0..4),
+        field(11..19),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_dates() {
+        assert_eq!(http_date(UNIX_EPOCH), "Thu, 01 Jan 1970 00:00:00 GMT");
+        let t = UNIX_EPOCH + Duration::from_secs(784_111_777);
+        assert_eq!(http_date(t), "Sun, 06 Nov 1994 08:49:37 GMT");
+    }
+
+    #[test]
+    fn head_has_length_type_and_close() {
+        let r = Response {
+            status: 405,
+            content_type: "text/plain; charset=utf-8",
+            headers: vec![("Allow", "GET, HEAD")],
+            body: Body::Static(b"no\n"),
+        };
+        let text = head(&r, UNIX_EPOCH);
+        assert!(text.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"));
+        assert!(text.contains("\r\nContent-Length: 3\r\n"));
+        assert!(text.contains("\r\nConnection: close\r\n"));
+        assert!(text.contains("\r\nAllow: GET, HEAD\r\n"));
+        assert!(text.ends_with("\r\n\r\n"));
+    }
+}

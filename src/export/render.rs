@@ -1,0 +1,217 @@
+//! From a snapshot and the exporter's health to one exposition document.
+//! A pure function: the collector calls it once per collection, scrapes only
+//! copy its result.
+//!
+//! Each metric family is written by its own small function, in catalog order;
+//! a new family (leak suspects, say) is a new catalog entry and one more
+//! function here.
+
+use super::catalog;
+use super::exposition::{Format, Writer};
+use super::health::{self, Health};
+use super::top_owners::{OwnerLabels, Ranked, top_by};
+use crate::model::consumers::{Consumer, consumers};
+use crate::model::device::grouped_order;
+use crate::model::filter::Filter;
+use crate::model::{Device, PortState, QpState, ResourceType, Snapshot, StateCounts};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Per device name: how long its oldest QP in ERR/SQE has been in that state.
+/// Filled in by whatever watches QPs across collections; without it the
+/// family is not written at all (an unknown age is not zero).
+pub type ErrorQpAges = BTreeMap<String, Duration>;
+
+/// Everything one rendering needs.
+pub struct RenderInput<'a> {
+    /// The last successful snapshot; `None` when the last collection failed,
+    /// so stale numbers are never served as current (only health is).
+    pub snapshot: Option<&'a Snapshot>,
+    pub health: &'a Health,
+    /// Owners per type in per-owner metrics (`--top`).
+    pub top: usize,
+    pub error_qp_ages: Option<&'a ErrorQpAges>,
+}
+
+pub fn render(input: &RenderInput<'_>, format: Format) -> String {
+    let mut w = Writer::new(format);
+    write_health(&mut w, input.health);
+    if let Some(snapshot) = input.snapshot {
+        write_snapshot_warnings(&mut w, snapshot);
+        let devices = grouped_order(&snapshot.devices);
+        write_device_info(&mut w, &devices);
+        write_ports(&mut w, &devices);
+        write_usage(&mut w, &devices);
+        write_qp_states(&mut w, snapshot, &devices);
+        if let Some(ages) = input.error_qp_ages {
+            write_error_qp_ages(&mut w, ages);
+        }
+        write_owners(&mut w, &consumers(snapshot, &Filter::default()), input.top);
+    }
+    w.finish()
+}
+
+fn write_health(w: &mut Writer, h: &Health) {
+    w.sample(&catalog::BUILD_INFO, &[env!("CARGO_PKG_VERSION")], 1u64);
+    w.sample(
+        &catalog::UP,
+        &[health::source_name(h.source)],
+        u64::from(h.up),
+    );
+    w.sample(&catalog::COLLECTIONS, &[], h.collections);
+    for (kind, n) in &h.errors {
+        w.sample(&catalog::COLLECTION_ERRORS, &[kind], *n);
+    }
+    w.sample(
+        &catalog::COLLECTION_DURATION,
+        &[],
+        h.last_duration.as_secs_f64(),
+    );
+    if let Some(ms) = h.last_success_unix_ms {
+        w.sample(&catalog::LAST_SUCCESS, &[], ms as f64 / 1000.0);
+    }
+}
+
+fn write_snapshot_warnings(w: &mut Writer, snapshot: &Snapshot) {
+    for kind in health::warning_kinds() {
+        let n = snapshot
+            .meta
+            .warnings
+            .iter()
+            .filter(|warning| warning.kind == kind)
+            .count();
+        w.sample(
+            &catalog::SNAPSHOT_WARNINGS,
+            &[health::warning_kind_name(kind)],
+            n as u64,
+        );
+    }
+}
+
+fn write_device_info(w: &mut Writer, devices: &[&Device]) {
+    for d in devices {
+        w.sample(
+            &catalog::DEVICE_INFO,
+            &[
+                &d.name,
+                d.node_type.as_deref().unwrap_or(""),
+                d.protocol.as_deref().unwrap_or(""),
+                d.pf.as_deref().unwrap_or(""),
+                d.pci.as_deref().unwrap_or(""),
+                d.fw_version.as_deref().unwrap_or(""),
+            ],
+            1u64,
+        );
+    }
+}
+
+fn write_ports(w: &mut Writer, devices: &[&Device]) {
+    for d in devices {
+        for port in &d.ports {
+            let active = port.state == Some(PortState::Active);
+            w.sample(
+                &catalog::PORT_ACTIVE,
+                &[
+                    &d.name,
+                    &port.index.to_string(),
+                    port.netdev.as_deref().unwrap_or(""),
+                ],
+                u64::from(active),
+            );
+        }
+    }
+}
+
+fn write_usage(w: &mut Writer, devices: &[&Device]) {
+    // Types missing from a device's summary (older kernels) are left out, never zero.
+    for d in devices {
+        for (t, entry) in &d.usage.0 {
+            w.sample(&catalog::RESOURCES, &[&d.name, t.name()], entry.current);
+        }
+    }
+    for d in devices {
+        for (t, entry) in &d.usage.0 {
+            if let Some(max) = entry.max {
+                w.sample(&catalog::RESOURCES_MAX, &[&d.name, t.name()], max);
+            }
+        }
+    }
+    for d in devices {
+        for (t, entry) in &d.usage.0 {
+            if let Some(ratio) = entry.ratio() {
+                w.sample(&catalog::RESOURCES_USAGE, &[&d.name, t.name()], ratio);
+            }
+        }
+    }
+}
+
+/// QP states come from the object dumps (the summary has no states), so a
+/// device whose objects were never dumped has no state series.
+fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
+    let mut per_device: BTreeMap<u32, StateCounts> = BTreeMap::new();
+    for tally in &snapshot.tallies {
+        per_device
+            .entry(tally.device)
+            .or_default()
+            .merge(&tally.qp_states);
+    }
+    let dumped: Vec<(&Device, StateCounts)> = devices
+        .iter()
+        .filter(|d| d.objects.collected_at_ms.is_some())
+        .map(|d| (*d, per_device.remove(&d.index).unwrap_or_default()))
+        .collect();
+    for (d, states) in &dumped {
+        for state in QpState::KNOWN {
+            w.sample(&catalog::QPS, &[&d.name, state.name()], states.get(state));
+        }
+        let unknown: u64 = states
+            .iter()
+            .filter(|(s, _)| matches!(s, QpState::Unknown(_)))
+            .map(|(_, n)| n)
+            .sum();
+        if unknown > 0 {
+            w.sample(&catalog::QPS, &[&d.name, "UNKNOWN"], unknown);
+        }
+    }
+    for (d, states) in &dumped {
+        w.sample(&catalog::ERROR_QPS, &[&d.name], states.errors());
+    }
+}
+
+fn write_error_qp_ages(w: &mut Writer, ages: &ErrorQpAges) {
+    for (device, age) in ages {
+        w.sample(&catalog::ERROR_QP_OLDEST_AGE, &[device], age.as_secs_f64());
+    }
+}
+
+fn write_owners(w: &mut Writer, rows: &[Consumer], top: usize) {
+    for t in ResourceType::ALL {
+        let ranked = top_by(rows, top, |c| c.counts.get(t));
+        write_ranked(w, &catalog::PROCESS_RESOURCES, &ranked, Some(t.name()));
+    }
+    let ranked = top_by(rows, top, |c| c.mr_bytes);
+    write_ranked(w, &catalog::PROCESS_MR_BYTES, &ranked, None);
+}
+
+/// The top owners, then the remainder (always written, 0 included, so the
+/// series does not come and go).
+fn write_ranked(
+    w: &mut Writer,
+    family: &'static catalog::Family,
+    ranked: &Ranked,
+    type_label: Option<&str>,
+) {
+    let other = OwnerLabels::other();
+    let rows = ranked
+        .top
+        .iter()
+        .map(|(labels, v)| (labels, *v))
+        .chain(std::iter::once((&other, ranked.other)));
+    for (labels, value) in rows {
+        let [pid, name, user, container] = labels.values();
+        match type_label {
+            Some(t) => w.sample(family, &[pid, name, user, container, t], value),
+            None => w.sample(family, &[pid, name, user, container], value),
+        }
+    }
+}

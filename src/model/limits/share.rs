@@ -1,0 +1,202 @@
+//! A process's share of its devices: "this trainer holds 40 % of all QPs".
+//!
+//! For an owner and a type, over the devices the owner holds anything on
+//! (and the filter admits):
+//! - `of_current` = the owner's objects / all objects of that type on those devices
+//!   (from the kernel's summary), and
+//! - `of_max` = the owner's objects / the sum of those devices' limits, when every
+//!   one of them has a known limit for the type.
+//!
+//! Owner counts come from the object dumps and device counts from the summary,
+//! which may be a little younger; `of_current` is capped at 1.
+
+use super::super::filter::Filter;
+use super::super::owner::OwnerKey;
+use super::super::resource::{ResourceType, TypeCounts};
+use super::super::snapshot::Snapshot;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    /// Fraction of the objects of this type on the owner's devices; `None`
+    /// when those devices have none (or report no count).
+    pub of_current: Option<f64>,
+    /// Fraction of those devices' limit; `None` when a limit is unknown.
+    pub of_max: Option<f64>,
+}
+
+/// The owner's share of each type, in `ResourceType::ALL` order.
+pub fn process_shares(
+    snapshot: &Snapshot,
+    owner: &OwnerKey,
+    filter: &Filter,
+) -> Vec<(ResourceType, Share)> {
+    let mut held = TypeCounts::default();
+    let mut devices: Vec<u32> = Vec::new();
+    for tally in snapshot.tallies.iter().filter(|t| &t.owner == owner) {
+        if tally.counts.is_empty() || !filter.shows_device(&snapshot.device_name(tally.device)) {
+            continue;
+        }
+        held += &tally.counts;
+        if !devices.contains(&tally.device) {
+            devices.push(tally.device);
+        }
+    }
+    ResourceType::ALL
+        .into_iter()
+        .map(|t| (t, share_of(snapshot, &devices, t, held.get(t))))
+        .collect()
+}
+
+fn share_of(snapshot: &Snapshot, devices: &[u32], t: ResourceType, held: u64) -> Share {
+    if devices.is_empty() {
+        return Share::default();
+    }
+    let mut current: Option<u64> = Some(0);
+    let mut max: Option<u64> = Some(0);
+    for index in devices {
+        let entry = snapshot.device(*index).and_then(|d| d.usage.get(t));
+        current = match (current, entry) {
+            (Some(sum), Some(e)) => Some(sum.saturating_add(e.current)),
+            _ => None,
+        };
+        max = match (max, entry.and_then(|e| e.max)) {
+            (Some(sum), Some(m)) => Some(sum.saturating_add(m)),
+            _ => None,
+        };
+    }
+    Share {
+        of_current: current
+            .filter(|c| *c > 0)
+            .map(|c| (held as f64 / c as f64).min(1.0)),
+        of_max: max.filter(|m| *m > 0).map(|m| held as f64 / m as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        Device, Meta, ProcessKey, SourceKind, Tally, UsageEntry, enums::StateCounts,
+    };
+
+    fn device(index: u32, name: &str, qp: (u64, Option<u64>), cm_id: u64) -> Device {
+        let mut d = Device::new(index, name);
+        d.usage.set(
+            ResourceType::Qp,
+            UsageEntry {
+                current: qp.0,
+                max: qp.1,
+                max_source: None,
+            },
+        );
+        d.usage.set(
+            ResourceType::CmId,
+            UsageEntry {
+                current: cm_id,
+                max: None,
+                max_source: None,
+            },
+        );
+        d
+    }
+
+    fn tally(owner: &OwnerKey, device: u32, qp: u64) -> Tally {
+        let mut counts = TypeCounts::default();
+        counts.add(ResourceType::Qp, qp);
+        Tally {
+            owner: owner.clone(),
+            device,
+            counts,
+            mr_bytes: 0,
+            qp_states: StateCounts::default(),
+        }
+    }
+
+    fn snapshot(devices: Vec<Device>, tallies: Vec<Tally>) -> Snapshot {
+        Snapshot {
+            meta: Meta {
+                source: SourceKind::Replay,
+                host: String::new(),
+                kernel: String::new(),
+                collected_at_ms: 0,
+                collect_us: 0,
+                netns_mode: None,
+                hidden_fields: Vec::new(),
+                warnings: Vec::new(),
+            },
+            devices,
+            processes: Vec::new(),
+            tallies,
+            objects: Vec::new(),
+        }
+    }
+
+    fn get(shares: &[(ResourceType, Share)], t: ResourceType) -> Share {
+        shares.iter().find(|(x, _)| *x == t).unwrap().1
+    }
+
+    #[test]
+    fn share_is_over_the_devices_the_owner_uses() {
+        let p = OwnerKey::Process(ProcessKey {
+            pid: 7,
+            start_time: 1,
+        });
+        let other = OwnerKey::Kernel("ib_core".into());
+        let s = snapshot(
+            vec![
+                device(0, "a", (100, Some(1000)), 0),
+                device(1, "b", (300, Some(1000)), 4),
+                device(2, "c", (999, Some(1000)), 0),
+            ],
+            vec![tally(&p, 0, 40), tally(&p, 1, 0), tally(&other, 2, 999)],
+        );
+        // Device b holds nothing of p's (empty tally): only device a counts.
+        let shares = process_shares(&s, &p, &Filter::default());
+        let qp = get(&shares, ResourceType::Qp);
+        assert_eq!(qp.of_current, Some(0.4));
+        assert_eq!(qp.of_max, Some(0.04));
+        // cm_id: no limit, and none on device a.
+        let cm = get(&shares, ResourceType::CmId);
+        assert_eq!(cm, Share::default());
+    }
+
+    #[test]
+    fn unknown_limit_on_one_device_makes_of_max_unknown() {
+        let p = OwnerKey::Unattributed;
+        let s = snapshot(
+            vec![
+                device(0, "a", (10, Some(100)), 0),
+                device(1, "b", (10, None), 0),
+            ],
+            vec![tally(&p, 0, 5), tally(&p, 1, 5)],
+        );
+        let qp = get(
+            &process_shares(&s, &p, &Filter::default()),
+            ResourceType::Qp,
+        );
+        assert_eq!(qp.of_current, Some(0.5));
+        assert_eq!(qp.of_max, None);
+        // With --dev a only, the limit is known again.
+        let f = Filter {
+            device: Some("a".into()),
+            ..Filter::default()
+        };
+        let qp = get(&process_shares(&s, &p, &f), ResourceType::Qp);
+        assert_eq!((qp.of_current, qp.of_max), (Some(0.5), Some(0.05)));
+    }
+
+    #[test]
+    fn stale_owner_counts_never_exceed_the_whole() {
+        let p = OwnerKey::Unattributed;
+        let s = snapshot(
+            vec![device(0, "a", (3, Some(10)), 0)],
+            vec![tally(&p, 0, 5)],
+        );
+        let qp = get(
+            &process_shares(&s, &p, &Filter::default()),
+            ResourceType::Qp,
+        );
+        assert_eq!(qp.of_current, Some(1.0));
+    }
+}

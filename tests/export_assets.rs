@@ -1,0 +1,211 @@
+//! The alert rules, the Grafana dashboard and docs/exporter.md against what
+//! restop really exports: promtool accepts and unit-tests the rules, and
+//! every metric any of them names exists.
+
+use restop::demo::DemoSource;
+use restop::export::catalog;
+use restop::export::collector::Collector;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(root().join(relative)).unwrap()
+}
+
+fn promtool() -> Option<PathBuf> {
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("promtool"))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        println!("skipped: promtool not installed (apt-get install prometheus)");
+    }
+    found
+}
+
+fn run_promtool(args: &[&str]) {
+    let Some(promtool) = promtool() else {
+        return;
+    };
+    let out = Command::new(promtool)
+        .args(args)
+        .current_dir(root().join("assets/prometheus"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "promtool {args:?}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn promtool_checks_the_rules() {
+    run_promtool(&["check", "rules", "restop-rules.yml"]);
+}
+
+#[test]
+fn promtool_unit_tests_of_every_alert_pass() {
+    run_promtool(&["test", "rules", "restop-rules.test.yml"]);
+}
+
+/// Every `restop_…` metric name in a text (identifiers only: `restop-rules`
+/// or `restop.prom` are not names).
+fn metric_names(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(found) = text[i..].find("restop_") {
+        let start = i + found;
+        let preceded_by_word =
+            start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let end = text[start..]
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .map_or(text.len(), |n| start + n);
+        let name = &text[start..end];
+        if !preceded_by_word && name.len() > "restop_".len() && !name.ends_with('_') {
+            names.insert(name.to_string());
+        }
+        i = end.max(start + 1);
+    }
+    names
+}
+
+fn catalog_names() -> BTreeSet<String> {
+    catalog::families().map(|f| f.name.to_string()).collect()
+}
+
+/// Names that appear in the demo's exposition.
+fn exported_names() -> BTreeSet<String> {
+    let mut collector = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
+    let text = String::from_utf8(collector.collect().text).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split(['{', ' ']).next())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_rules_only_use_metrics_restop_exports() {
+    let used = metric_names(&read("assets/prometheus/restop-rules.yml"));
+    assert!(used.len() >= 6, "{used:?}");
+    let exported = exported_names();
+    for name in &used {
+        assert!(
+            exported.contains(name),
+            "rules use {name}, which restop does not export"
+        );
+    }
+    let tested = metric_names(&read("assets/prometheus/restop-rules.test.yml"));
+    for name in &tested {
+        assert!(catalog_names().contains(name), "rule tests feed {name}");
+    }
+}
+
+#[test]
+fn the_dashboard_is_importable_json_over_restop_metrics() {
+    let dashboard: Value =
+        serde_json::from_str(&read("assets/grafana/restop-dashboard.json")).unwrap();
+    assert!(dashboard["title"].is_string());
+    assert!(dashboard["uid"].is_string());
+    let variables = dashboard["templating"]["list"].as_array().unwrap();
+    let datasource = variables
+        .iter()
+        .find(|v| v["name"] == "datasource")
+        .expect("a datasource variable");
+    assert_eq!(datasource["type"], "datasource");
+    assert_eq!(datasource["query"], "prometheus");
+
+    let panels = dashboard["panels"].as_array().unwrap();
+    let mut ids = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    let mut titles = Vec::new();
+    for panel in panels {
+        assert!(ids.insert(panel["id"].as_u64().unwrap()), "duplicate id");
+        assert!(panel["gridPos"]["w"].as_u64().unwrap() <= 24);
+        titles.push(panel["title"].as_str().unwrap().to_string());
+        if panel["type"] == "row" {
+            continue;
+        }
+        assert_eq!(
+            panel["datasource"]["uid"], "${datasource}",
+            "{}",
+            panel["title"]
+        );
+        let targets = panel["targets"].as_array().unwrap();
+        assert!(!targets.is_empty(), "{}", panel["title"]);
+        for target in targets {
+            assert_eq!(target["datasource"]["uid"], "${datasource}");
+            used.extend(metric_names(target["expr"].as_str().unwrap()));
+        }
+    }
+    for row in [
+        "Exporter health",
+        "Device usage",
+        "Top consumers",
+        "Queue pairs and ERROR QPs",
+    ] {
+        assert!(titles.iter().any(|t| t == row), "no {row} row");
+    }
+    for v in variables {
+        if let Some(q) = v["definition"].as_str() {
+            used.extend(metric_names(q));
+        }
+    }
+    let exported = exported_names();
+    for name in &used {
+        assert!(
+            exported.contains(name),
+            "the dashboard uses {name}, which restop does not export"
+        );
+    }
+    for needed in [
+        "restop_up",
+        "restop_resources_usage_ratio",
+        "restop_process_resources",
+        "restop_error_qps",
+    ] {
+        assert!(
+            used.contains(needed),
+            "the dashboard does not show {needed}"
+        );
+    }
+}
+
+#[test]
+fn the_docs_describe_every_metric_and_no_other() {
+    let docs = read("docs/exporter.md");
+    for family in catalog::families() {
+        let row = docs
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` |", family.name)))
+            .unwrap_or_else(|| panic!("docs/exporter.md has no table row for {}", family.name));
+        assert!(
+            row.contains(&format!("| {} |", family.kind.name())),
+            "{}: type",
+            family.name
+        );
+        for label in family.labels {
+            assert!(
+                row.contains(&format!("`{label}`")),
+                "{}: label {label}",
+                family.name
+            );
+        }
+    }
+    let catalog = catalog_names();
+    for name in metric_names(&docs) {
+        assert!(
+            catalog.contains(&name),
+            "docs/exporter.md names {name}, which does not exist"
+        );
+    }
+}

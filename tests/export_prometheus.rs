@@ -1,0 +1,232 @@
+//! A real Prometheus server (Debian package `prometheus`) on loopback scrapes
+//! `restop export --demo`: restop's series arrive, the alerting rules load
+//! and evaluate against them, and every dashboard query runs. Skipped with a
+//! notice where Prometheus is not installed.
+
+use serde_json::Value;
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn on_path(tool: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(tool))
+        .find(|p| p.is_file())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Percent-encodes a query parameter.
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// GET over HTTP/1.0 (so the answer is never chunked) and parse the JSON body.
+fn api(port: u16, path_and_query: &str) -> Option<Value> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "GET {path_and_query} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    .ok()?;
+    let mut bytes = Vec::new();
+    s.read_to_end(&mut bytes).ok()?;
+    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n")?;
+    serde_json::from_slice(&bytes[end + 4..]).ok()
+}
+
+fn query(port: u16, promql: &str) -> Option<Value> {
+    api(port, &format!("/api/v1/query?query={}", encode(promql)))
+}
+
+/// Polls `probe` until it gives something, or fails after `WAIT` with `what`
+/// and Prometheus' log.
+fn wait_for<T>(what: &str, log: &Path, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        if Instant::now() > deadline {
+            let log = fs::read_to_string(log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(20).collect();
+            panic!(
+                "timed out waiting for {what}; prometheus log (last lines, newest first):\n{}",
+                tail.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn results(answer: &Value) -> Option<&Vec<Value>> {
+    (answer["status"] == "success")
+        .then(|| answer["data"]["result"].as_array())
+        .flatten()
+}
+
+#[test]
+fn prometheus_scrapes_restop_and_evaluates_the_rules_and_dashboard() {
+    let Some(prometheus) = on_path("prometheus") else {
+        println!("skipped: prometheus not installed (apt-get install prometheus)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let restop_port = free_port();
+    let prom_port = free_port();
+
+    let _restop = Killed(
+        Command::new(env!("CARGO_BIN_EXE_restop"))
+            .args(["export", "--demo", "-d", "1s", "--listen"])
+            .arg(format!("127.0.0.1:{restop_port}"))
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let config = dir.path().join("prometheus.yml");
+    fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
+             rule_files:\n  - {}\n\
+             scrape_configs:\n  - job_name: restop\n    static_configs:\n      \
+             - targets: ['127.0.0.1:{restop_port}']\n",
+            root.join("assets/prometheus/restop-rules.yml").display()
+        ),
+    )
+    .unwrap();
+    let log = dir.path().join("prometheus.log");
+    let _prometheus = Killed(
+        Command::new(prometheus)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(dir.path().join("prometheus.out")).unwrap())
+            .stderr(fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+
+    // restop's series arrive: 5 demo devices × 7 types.
+    let series = wait_for("restop_resources in Prometheus", &log, || {
+        let answer = query(prom_port, "restop_resources")?;
+        let found = results(&answer)?.clone();
+        (found.len() == 35).then_some(found)
+    });
+    let labels = &series[0]["metric"];
+    assert_eq!(labels["job"], "restop");
+    assert_eq!(labels["instance"], format!("127.0.0.1:{restop_port}"));
+    assert!(labels["device"].is_string() && labels["type"].is_string());
+
+    // The target is healthy: the exposition (OpenMetrics, as Prometheus asks
+    // for it) was accepted whole.
+    let targets = api(prom_port, "/api/v1/targets").unwrap();
+    let target = &targets["data"]["activeTargets"][0];
+    assert_eq!(target["health"], "up", "{target}");
+    assert_eq!(target["lastError"], "", "{target}");
+    // Counters keep their _total name through OpenMetrics.
+    let errors = query(prom_port, "restop_collection_errors_total").unwrap();
+    assert_eq!(results(&errors).unwrap().len(), 9);
+    let up = query(prom_port, "restop_up").unwrap();
+    assert_eq!(results(&up).unwrap()[0]["value"][1], "1");
+
+    // Every rule loads and evaluates cleanly.
+    wait_for("every rule evaluated with health ok", &log, || {
+        let rules = api(prom_port, "/api/v1/rules")?;
+        let groups = rules["data"]["groups"].as_array()?;
+        let all: Vec<&Value> = groups
+            .iter()
+            .flat_map(|g| g["rules"].as_array().into_iter().flatten())
+            .collect();
+        (all.len() == 8 && all.iter().all(|r| r["health"] == "ok")).then_some(())
+    });
+    // The demo's VF near its MR limit (96 %) makes the usage alerts pending.
+    wait_for(
+        "RdmaResourceUsageCritical pending for mlx5_3 mr",
+        &log,
+        || {
+            let alerts = api(prom_port, "/api/v1/alerts")?;
+            alerts["data"]["alerts"]
+                .as_array()?
+                .iter()
+                .any(|a| {
+                    a["labels"]["alertname"] == "RdmaResourceUsageCritical"
+                        && a["labels"]["device"] == "mlx5_3"
+                        && a["labels"]["type"] == "mr"
+                        && a["state"] == "pending"
+                })
+                .then_some(())
+        },
+    );
+
+    // Every dashboard query runs; those that are not filtered by a threshold
+    // return data.
+    let dashboard: Value = serde_json::from_str(
+        &fs::read_to_string(root.join("assets/grafana/restop-dashboard.json")).unwrap(),
+    )
+    .unwrap();
+    let mut exprs = Vec::new();
+    collect_exprs(&dashboard["panels"], &mut exprs);
+    assert!(exprs.len() >= 10);
+    for expr in exprs {
+        let promql = expr
+            .replace("$instance", ".*")
+            .replace("$device", ".*")
+            .replace("$type", "qp");
+        let answer = query(prom_port, &promql).unwrap();
+        assert_eq!(answer["status"], "success", "{promql}: {answer}");
+        if !promql.contains("> 0") {
+            let found = results(&answer).map_or(0, Vec::len);
+            assert!(found > 0, "no data for dashboard query {promql}");
+        }
+    }
+}
+
+fn collect_exprs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match (key.as_str(), v) {
+                    ("expr", Value::String(expr)) => out.push(expr.clone()),
+                    _ => collect_exprs(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_exprs(v, out)),
+        _ => {}
+    }
+}
