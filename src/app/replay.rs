@@ -41,7 +41,7 @@ impl ReplayState {
         steps.sort_unstable();
         let typical = steps.get(steps.len() / 2).copied().unwrap_or(1_000);
         ReplayState {
-            longest_wait_ms: (typical * LONGEST_PAUSE_IN_STEPS).max(1_000),
+            longest_wait_ms: typical.saturating_mul(LONGEST_PAUSE_IN_STEPS).max(1_000),
             playing: times.len() > 1,
             times,
             position: 0,
@@ -92,7 +92,7 @@ impl ReplayState {
             (Some(a), Some(b)) => b.saturating_sub(*a).min(self.longest_wait_ms),
             _ => 0,
         };
-        recorded * 4 / SPEEDS_X4[self.speed]
+        recorded.saturating_mul(4) / SPEEDS_X4[self.speed]
     }
 
     /// Time passed: moves on to the snapshot due at `now_ms`, skipping those
@@ -103,11 +103,11 @@ impl ReplayState {
         }
         let mut due = match self.due_ms {
             Some(due) => due,
-            None => now_ms + self.wait_after(self.position),
+            None => now_ms.saturating_add(self.wait_after(self.position)),
         };
         while !self.at_end() && now_ms >= due {
             self.position += 1;
-            due += self.wait_after(self.position);
+            due = due.saturating_add(self.wait_after(self.position));
         }
         if self.at_end() {
             self.playing = false;
@@ -194,14 +194,14 @@ impl ReplayState {
         let new = SPEEDS_X4[self.speed];
         if let Some(due) = self.due_ms {
             let left = due.saturating_sub(now_ms);
-            self.due_ms = Some(now_ms + left * old / new);
+            self.due_ms = Some(now_ms.saturating_add(left.saturating_mul(old) / new));
         }
     }
 
     fn restart_wait(&mut self, now_ms: u64) {
         self.due_ms = self
             .playing
-            .then(|| now_ms + self.wait_after(self.position));
+            .then(|| now_ms.saturating_add(self.wait_after(self.position)));
     }
 
     /// The snapshot to ask the replayer for, once per change of position.
@@ -321,6 +321,18 @@ mod tests {
         r.step(1);
         r.toggle_play(0);
         assert_eq!(r.wait_ms(0), Some(10_000), "five typical intervals");
+    }
+
+    #[test]
+    fn absurd_recorded_times_do_not_overflow() {
+        let mut r = ReplayState::new(vec![0, u64::MAX / 2, u64::MAX, 3]);
+        r.change_speed(-2, u64::MAX - 5);
+        for now in [0, u64::MAX / 3, u64::MAX] {
+            r.tick(now);
+            r.change_speed(1, now);
+            r.seek_by(60_000, now);
+            r.seek_by(-60_000, now);
+        }
     }
 
     #[test]

@@ -16,8 +16,9 @@ use std::io::{Read, Write};
 
 pub const KEYFRAME_EVERY: u32 = 60;
 
-/// A payload inflating to more than this is not one restop wrote.
-const MAX_INFLATED: u64 = 1 << 30;
+/// A payload inflating to more than this is not one restop wrote (a host
+/// with 10 000 processes and every object in detail is far below).
+const MAX_INFLATED: u64 = 256 << 20;
 
 const PART_NAMES: [&str; 4] = ["devices", "processes", "tallies", "objects"];
 
@@ -136,7 +137,7 @@ pub fn decode(
             .read_to_end(&mut text)
             .map_err(|e| format!("bad compressed data: {e}"))?;
         if text.len() as u64 > MAX_INFLATED {
-            return Err("inflates to more than 1 GiB".into());
+            return Err("inflates to more than 256 MiB".into());
         }
         &text
     } else {
@@ -167,4 +168,96 @@ pub fn decode(
         objects: part(frame.objects, objects, "objects")?,
     };
     Ok((frame.meta, frame.details, parts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ProcessInfo, ProcessKey, SourceKind};
+
+    fn snapshot(at: u64, processes: usize) -> Snapshot {
+        Snapshot {
+            meta: Meta {
+                source: SourceKind::Live,
+                host: "h".into(),
+                kernel: "k".into(),
+                collected_at_ms: at,
+                collect_us: 1,
+                netns_mode: None,
+                hidden_fields: Vec::new(),
+                warnings: Vec::new(),
+            },
+            devices: Vec::new(),
+            processes: (0..processes)
+                .map(|pid| {
+                    ProcessInfo::unknown(ProcessKey {
+                        pid: pid as u32,
+                        start_time: 7,
+                    })
+                })
+                .collect(),
+            tallies: Vec::new(),
+            objects: Vec::new(),
+        }
+    }
+
+    fn inflate(payload: &[u8]) -> String {
+        let mut text = String::new();
+        DeflateDecoder::new(payload)
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    }
+
+    #[test]
+    fn unchanged_parts_are_left_out_until_the_next_keyframe() {
+        let mut encoder = PayloadEncoder::default();
+        let details = DetailScope::ErrorsOnly;
+        let first = encoder.encode(&snapshot(1, 3), &details).unwrap();
+        assert_eq!(first.flags, FLAG_DEFLATE | FLAG_KEYFRAME);
+        assert!(inflate(&first.payload).contains("\"processes\":["));
+        let (_, _, parts) = decode(&first.payload, first.flags, None).unwrap();
+        encoder.commit(first);
+
+        let second = encoder.encode(&snapshot(2, 3), &details).unwrap();
+        assert_eq!(second.flags, FLAG_DEFLATE);
+        let text = inflate(&second.payload);
+        assert!(!text.contains("\"processes\""), "{text}");
+        assert!(
+            decode(&second.payload, second.flags, None).is_err(),
+            "needs its predecessor"
+        );
+        let (meta, _, decoded) =
+            decode(&second.payload, second.flags, Some(parts.clone())).unwrap();
+        assert_eq!(meta.collected_at_ms, 2);
+        assert_eq!(decoded, parts);
+        encoder.commit(second);
+
+        let changed = encoder.encode(&snapshot(3, 4), &details).unwrap();
+        assert!(inflate(&changed.payload).contains("\"processes\":["));
+        encoder.commit(changed);
+    }
+
+    #[test]
+    fn a_keyframe_every_so_many_snapshots() {
+        let mut encoder = PayloadEncoder::default();
+        let mut keyframes = Vec::new();
+        for i in 0..=2 * KEYFRAME_EVERY {
+            let encoded = encoder
+                .encode(&snapshot(u64::from(i), 2), &DetailScope::ErrorsOnly)
+                .unwrap();
+            if encoded.flags & FLAG_KEYFRAME != 0 {
+                keyframes.push(i);
+            }
+            encoder.commit(encoded);
+        }
+        assert_eq!(keyframes, [0, KEYFRAME_EVERY, 2 * KEYFRAME_EVERY]);
+    }
+
+    #[test]
+    fn garbage_payloads_are_errors() {
+        assert!(decode(b"\x00\x01garbage", FLAG_DEFLATE, None).is_err());
+        assert!(decode(b"{\"details\":1}", 0, None).is_err());
+        assert!(decode(b"", FLAG_DEFLATE | FLAG_KEYFRAME, None).is_err());
+    }
 }
