@@ -56,7 +56,7 @@ pub enum Ended {
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
     /// The first collection failed: nothing to report at all.
-    #[error("collecting RDMA resources: {0}")]
+    #[error("collecting RDMA resources")]
     FirstCollection(#[source] CollectError),
     /// The live host shows no device on the first collection.
     #[error(
@@ -64,9 +64,9 @@ pub enum BatchError {
          Run `restop --demo` to explore restop with a simulated host"
     )]
     NoDevices,
-    #[error("encoding JSON: {0}")]
+    #[error("encoding JSON")]
     Json(#[from] serde_json::Error),
-    #[error("writing to stdout: {0}")]
+    #[error("writing to stdout")]
     Write(#[source] io::Error),
 }
 

@@ -209,7 +209,13 @@ fn a_failed_first_collection_is_an_error_later_ones_are_notices() {
         &options(BatchFormat::JsonLines, None),
         &never,
     );
-    assert!(matches!(ended, Err(BatchError::FirstCollection(_))));
+    let err = ended.unwrap_err();
+    assert!(matches!(err, BatchError::FirstCollection(_)));
+    // As the binary prints it: the cause once, after what failed.
+    assert_eq!(
+        format!("{:#}", anyhow::Error::from(err)),
+        "collecting RDMA resources: the kernel is busy"
+    );
     assert!(out.is_empty());
 
     let mut later_fails = Scripted {

@@ -5,12 +5,13 @@ use std::io;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("{path}: {what}: {source}")]
+    /// The I/O error is part of the message (not a `source`), so that it is
+    /// said once however the error is printed.
+    #[error("{path}: {what}: {error}")]
     Io {
         path: String,
         what: &'static str,
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     #[error("{path} is empty: not a restop recording")]
     Empty { path: String },
@@ -53,11 +54,11 @@ pub enum RecordError {
 }
 
 impl RecordError {
-    pub fn io(path: &str, what: &'static str, source: io::Error) -> RecordError {
+    pub fn io(path: &str, what: &'static str, error: io::Error) -> RecordError {
         RecordError::Io {
             path: path.to_string(),
             what,
-            source,
+            error,
         }
     }
 }
