@@ -180,10 +180,15 @@ fn foreign_and_missing_recordings_are_errors_naming_the_file() {
     let missing = dir.path().join("missing.rec");
     let out = restop(&["--replay", missing.to_str().unwrap(), "--batch"]);
     assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
     assert!(
-        text(&out.stderr).contains("missing.rec: opening: No such file"),
-        "{}",
-        text(&out.stderr)
+        stderr.contains("missing.rec: opening: No such file"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("No such file").count(),
+        1,
+        "said once: {stderr}"
     );
 }
 
