@@ -11,9 +11,9 @@
 mod vm_support;
 
 use std::collections::BTreeSet;
-use std::fmt::Debug;
+use vm_support::compare::{compare_kernel_and_unattributed, compare_processes, either};
 use vm_support::failures::Failures;
-use vm_support::rdma::{Expected, Owner, TYPES, Tally};
+use vm_support::rdma::{Expected, TYPES};
 use vm_support::restop::RestopView;
 use vm_support::{Results, results, schema};
 
@@ -37,75 +37,6 @@ fn compared() -> Option<Compared<'static>> {
         before: results.before.expected(),
         after: results.after.expected(),
     })
-}
-
-/// Records a failure unless restop's value equals rdma's before or after.
-fn either<T: PartialEq + Debug>(
-    f: &mut Failures,
-    what: &str,
-    restop: &T,
-    before: &T,
-    after: &T,
-    detail: impl FnOnce() -> String,
-) {
-    if restop != before && restop != after {
-        let rdma = if before == after {
-            format!("{before:?}")
-        } else {
-            format!("{before:?} (before) / {after:?} (after)")
-        };
-        let detail = detail();
-        let sep = if detail.is_empty() { "" } else { "; " };
-        f.fail(format!(
-            "{what}: restop {restop:?}, rdma {rdma}{sep}{detail}"
-        ));
-    }
-}
-
-/// Compares one owner row's counts, MR bytes, QP states and devices.
-fn compare_tally(
-    f: &mut Failures,
-    explain: &Expected,
-    owner: &Owner,
-    label: &str,
-    restop: &Tally,
-    before: &Tally,
-    after: &Tally,
-) {
-    for kind in TYPES {
-        either(
-            f,
-            &format!("{label}: {kind} count"),
-            &restop.count(kind),
-            &before.count(kind),
-            &after.count(kind),
-            || format!("rdma's objects: {}", explain.objects_of(owner, kind)),
-        );
-    }
-    either(
-        f,
-        &format!("{label}: mr_bytes"),
-        &restop.mr_bytes,
-        &before.mr_bytes,
-        &after.mr_bytes,
-        || format!("rdma's MRs: {}", explain.objects_of(owner, "mr")),
-    );
-    either(
-        f,
-        &format!("{label}: qp_states"),
-        &restop.qp_states,
-        &before.qp_states,
-        &after.qp_states,
-        || format!("rdma's QPs: {}", explain.objects_of(owner, "qp")),
-    );
-    either(
-        f,
-        &format!("{label}: devices"),
-        &restop.devices,
-        &before.devices,
-        &after.devices,
-        String::new,
-    );
 }
 
 #[test]
@@ -249,16 +180,6 @@ fn devices_ports_and_usage_match_rdma() {
             || "from `rdma -j res show`".to_string(),
         );
     }
-    for (key, max) in &c.restop.usage_max {
-        if let Some(limit) = r.limits.get(key) {
-            f.check(max == limit, || {
-                format!(
-                    "{} usage.{}.max: restop {max}, ibv_devinfo -v {limit}",
-                    key.0, key.1
-                )
-            });
-        }
-    }
     f.finish("devices, ports and usage");
 }
 
@@ -316,108 +237,18 @@ fn error_qps_match_rdma() {
     f.finish("error QPs");
 }
 
-/// Every process restop or rdma (before/after) knows: one row each, same tallies.
-fn compare_processes(
-    f: &mut Failures,
-    c: &Compared,
-    prefix: &str,
-    view: &RestopView,
-    before: &Expected,
-    after: &Expected,
-) {
-    f.check(view.duplicate_pids.is_empty(), || {
-        format!(
-            "{prefix}restop lists these pids more than once: {:?}",
-            view.duplicate_pids
-        )
-    });
-    let pids: BTreeSet<u32> = before
-        .processes
-        .keys()
-        .chain(after.processes.keys())
-        .chain(view.processes.keys())
-        .copied()
-        .collect();
-    let empty = Tally::default();
-    let tasks = &c.results.before.tasks;
-    for pid in pids {
-        let row = view.processes.get(&pid);
-        let comm = row
-            .map(|p| p.comm.clone())
-            .or_else(|| tasks.comm(pid).map(str::to_string))
-            .unwrap_or_default();
-        let label = match tasks.tgid(pid) {
-            Some(tgid) if tgid != pid => {
-                format!("{prefix}process {pid} ({comm}; /proc says it is a thread of pid {tgid})")
-            }
-            _ => format!("{prefix}process {pid} ({comm})"),
-        };
-        let Some(row) = row else {
-            f.fail(format!(
-                "{label} owns objects in rdma but has no row in restop: {}",
-                TYPES
-                    .iter()
-                    .map(|k| before.objects_of(&Owner::Process(pid), k))
-                    .filter(|s| s != "none")
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-            continue;
-        };
-        compare_tally(
-            f,
-            before,
-            &Owner::Process(pid),
-            &label,
-            &row.tally,
-            before.processes.get(&pid).unwrap_or(&empty),
-            after.processes.get(&pid).unwrap_or(&empty),
-        );
-    }
-}
-
-/// Kernel owner rows and the unattributed row.
-fn compare_kernel_and_unattributed(
-    f: &mut Failures,
-    prefix: &str,
-    view: &RestopView,
-    before: &Expected,
-    after: &Expected,
-) {
-    let empty = Tally::default();
-    let names: BTreeSet<&String> = before
-        .kernel
-        .keys()
-        .chain(after.kernel.keys())
-        .chain(view.kernel.keys())
-        .collect();
-    for name in names {
-        compare_tally(
-            f,
-            before,
-            &Owner::Kernel(name.clone()),
-            &format!("{prefix}kernel [{name}]"),
-            view.kernel.get(name).unwrap_or(&empty),
-            before.kernel.get(name).unwrap_or(&empty),
-            after.kernel.get(name).unwrap_or(&empty),
-        );
-    }
-    compare_tally(
-        f,
-        before,
-        &Owner::Unattributed,
-        &format!("{prefix}unattributed"),
-        &view.unattributed,
-        &before.unattributed,
-        &after.unattributed,
-    );
-}
-
 #[test]
 fn per_process_counts_match_rdma_grouped_by_process() {
     let Some(c) = compared() else { return };
     let mut f = Failures::default();
-    compare_processes(&mut f, &c, "", &c.restop, &c.before, &c.after);
+    compare_processes(
+        &mut f,
+        &c.results.before.tasks,
+        "",
+        &c.restop,
+        &c.before,
+        &c.after,
+    );
     f.finish("per-process counts");
 }
 
@@ -615,7 +446,14 @@ fn filters_select_one_device_and_the_process_of_a_thread() {
             let view = RestopView::from_json(&doc);
             let before = r.before.expected_on(Some("rxe1"));
             let after = r.after.expected_on(Some("rxe1"));
-            compare_processes(&mut f, &c, prefix, &view, &before, &after);
+            compare_processes(
+                &mut f,
+                &c.results.before.tasks,
+                prefix,
+                &view,
+                &before,
+                &after,
+            );
             compare_kernel_and_unattributed(&mut f, prefix, &view, &before, &after);
             either(
                 &mut f,
@@ -672,7 +510,14 @@ fn filters_select_one_device_and_the_process_of_a_thread() {
                 ..Expected::default()
             };
             let (before, after) = (only(&c.before), only(&c.after));
-            compare_processes(&mut f, &c, &prefix, &view, &before, &after);
+            compare_processes(
+                &mut f,
+                &c.results.before.tasks,
+                &prefix,
+                &view,
+                &before,
+                &after,
+            );
             compare_kernel_and_unattributed(&mut f, &prefix, &view, &before, &after);
             either(
                 &mut f,
@@ -685,4 +530,591 @@ fn filters_select_one_device_and_the_process_of_a_thread() {
         }
     }
     f.finish("filters");
+}
+
+/// The types whose device limit `ibv_devinfo -v` shows (`max_qp`, ...).
+const LIMITED_TYPES: [&str; 5] = ["qp", "cq", "mr", "pd", "srq"];
+
+#[test]
+fn device_limits_match_ibv_devinfo() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let mut f = Failures::default();
+    let devices: BTreeSet<&str> = r.links.iter().map(|l| l.dev.as_str()).collect();
+    eprintln!("device limits, ibv_devinfo -v / restop usage.<type>.max:");
+    for dev in &devices {
+        let mut line = format!("  {dev}:");
+        for kind in LIMITED_TYPES {
+            let key = (dev.to_string(), kind.to_string());
+            let limit = r.limits.get(&key);
+            let max = c.restop.usage_max.get(&key);
+            line.push_str(&format!(
+                "  {kind} {} / {}",
+                limit.map_or("?".to_string(), u64::to_string),
+                max.map_or("null".to_string(), u64::to_string)
+            ));
+            f.check(limit.is_some(), || {
+                format!("ibv_devinfo -v shows no max_{kind} for {dev} (see env/ibv_devinfo.txt)")
+            });
+        }
+        eprintln!("{line}");
+    }
+    for (key, max) in &c.restop.usage_max {
+        let (dev, kind) = key;
+        match r.limits.get(key) {
+            Some(limit) => {
+                f.check(max == limit, || {
+                    format!(
+                        "{dev} usage.{kind}.max: restop {max}, ibv_devinfo -v max_{kind} {limit}"
+                    )
+                });
+            }
+            None if LIMITED_TYPES.contains(&kind.as_str()) => f.fail(format!(
+                "{dev} usage.{kind}.max: restop {max}, ibv_devinfo -v shows none"
+            )),
+            None => eprintln!(
+                "notice: restop reports {dev} usage.{kind}.max {max}; ibv_devinfo has no such limit"
+            ),
+        }
+    }
+    if c.restop.usage_max.is_empty() {
+        eprintln!(
+            "notice: every usage.<type>.max is null: restop reports no device limits, \
+             nothing to compare with ibv_devinfo"
+        );
+    }
+    f.finish("device limits");
+}
+
+#[test]
+fn unprivileged_user_gets_the_same_counts_and_is_told_what_is_hidden() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let mut f = Failures::default();
+    let mr_keys = ["mr.rkey", "mr.lkey"];
+    // as root (the scenario's first run) nothing is hidden
+    f.check(
+        !c.restop
+            .hidden_fields
+            .iter()
+            .any(|h| mr_keys.contains(&h.as_str())),
+        || format!("as root: meta.hidden_fields {:?}", c.restop.hidden_fields),
+    );
+    f.check(!c.restop.warned("permission"), || {
+        format!("as root: a permission warning: {:?}", c.restop.warnings)
+    });
+
+    let label = "as uid 1000: --json";
+    eprintln!("{label} took {:?} s", r.user_json.seconds);
+    if let Some(doc) = vm_support::checks::json_run(&mut f, label, &r.user_json) {
+        let user = RestopView::from_json(&doc);
+        for key in mr_keys {
+            f.check(user.hidden_fields.iter().any(|h| h == key), || {
+                format!(
+                    "{label}: meta.hidden_fields {:?} lacks {key:?}",
+                    user.hidden_fields
+                )
+            });
+        }
+        f.check(user.warned("permission"), || {
+            format!(
+                "{label}: no permission warning; warnings {:?}",
+                user.warnings
+            )
+        });
+        // the same counts as root's run...
+        let root = &c.restop;
+        f.check(user.usage == root.usage, || {
+            format!("{label}: usage {:?}; as root {:?}", user.usage, root.usage)
+        });
+        let pids: BTreeSet<u32> = user
+            .processes
+            .keys()
+            .chain(root.processes.keys())
+            .copied()
+            .collect();
+        for pid in pids {
+            let (u, ro) = (user.processes.get(&pid), root.processes.get(&pid));
+            f.check(u.map(|p| &p.tally) == ro.map(|p| &p.tally), || {
+                format!(
+                    "{label}: process {pid}: {:?}; as root {:?}",
+                    u.map(|p| &p.tally),
+                    ro.map(|p| &p.tally)
+                )
+            });
+        }
+        f.check(user.kernel == root.kernel, || {
+            format!(
+                "{label}: kernel {:?}; as root {:?}",
+                user.kernel, root.kernel
+            )
+        });
+        f.check(user.unattributed == root.unattributed, || {
+            format!(
+                "{label}: unattributed {:?}; as root {:?}",
+                user.unattributed, root.unattributed
+            )
+        });
+        f.check(user.error_qps == root.error_qps, || {
+            format!(
+                "{label}: error_qps {:?}; as root {:?}",
+                user.error_qps, root.error_qps
+            )
+        });
+        // ...and as rdma's
+        let prefix = format!("{label}: ");
+        let tasks = &r.before.tasks;
+        compare_processes(&mut f, tasks, &prefix, &user, &c.before, &c.after);
+        compare_kernel_and_unattributed(&mut f, &prefix, &user, &c.before, &c.after);
+    }
+
+    let once = &r.user_once;
+    let label = "as uid 1000: --once";
+    f.check(once.rc == Some(0) && !once.panicked(), || {
+        format!("{label}: {}", once.outcome())
+    });
+    f.check(once.stdout.to_lowercase().contains("hidden"), || {
+        format!(
+            "{label}: does not say what is hidden; stdout:\n{}",
+            once.stdout
+        )
+    });
+    for dev in ["rxe0", "rxe1"] {
+        f.check(once.stdout.contains(dev), || {
+            format!("{label}: does not mention {dev}; stdout:\n{}", once.stdout)
+        });
+    }
+    f.finish("unprivileged user");
+}
+
+/// (device, lqpn, owner pid) of every row of the ERROR-QP pane, and the rows
+/// whose owner name is not the process's comm.
+fn error_pane_qps(
+    table: &vm_support::screen::Table,
+    tasks: &vm_support::rdma::Tasks,
+) -> (BTreeSet<vm_support::rdma::ErrorQp>, Vec<String>) {
+    let mut qps = BTreeSet::new();
+    let mut misnamed = Vec::new();
+    for row in &table.rows {
+        let pid = row.get("PID").parse().ok();
+        if let Some(comm) = pid.and_then(|p| tasks.comm(p))
+            && row.get("OWNER") != comm
+        {
+            misnamed.push(format!("{:?} (comm {comm:?})", row.line));
+        }
+        qps.insert(vm_support::rdma::ErrorQp {
+            dev: row.get("DEVICE").to_string(),
+            lqpn: row.get("LQPN").parse().unwrap_or(u64::MAX),
+            pid,
+        });
+    }
+    (qps, misnamed)
+}
+
+/// The DEVICE column of the devices pane.
+fn screen_devices(screen: &vm_support::screen::Screen) -> Option<BTreeSet<String>> {
+    let table = screen.table("DEVICE", &["PORT", "QP"])?;
+    Some(
+        table
+            .rows
+            .iter()
+            .map(|r| r.get("DEVICE").to_string())
+            .collect(),
+    )
+}
+
+/// restop ended with 0 after `q`, left the alternate screen, the terminal in
+/// cooked mode, and did not panic.
+fn check_quit(f: &mut Failures, label: &str, run: &vm_support::phases::TuiRun) {
+    f.check(run.rc == Some(0), || {
+        format!(
+            "{label}: restop's exit status after q: {:?} (none: still running 20 s after q); \
+             stderr: {:?}; screen:\n{}",
+            run.rc,
+            run.stderr.trim(),
+            run.quit.quoted()
+        )
+    });
+    f.check(!run.stderr.contains("panicked"), || {
+        format!("{label}: restop panicked: {}", run.stderr.trim())
+    });
+    f.check(run.quit.alternate == Some(false), || {
+        format!(
+            "{label}: after q the pane is on the alternate screen: {:?}; screen:\n{}",
+            run.quit.alternate,
+            run.quit.quoted()
+        )
+    });
+    f.check(run.cooked(), || {
+        format!(
+            "{label}: the terminal is not back in cooked mode (icanon, echo); stty -a:\n{}",
+            run.stty_after.trim()
+        )
+    });
+}
+
+#[test]
+fn interactive_view_shows_live_data_and_the_error_qps_then_quits_cleanly() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let tui = match &r.tui {
+        Ok(tui) => tui,
+        Err(e) => panic!(
+            "the tui phase left no results: {e} (in {})",
+            r.dir.display()
+        ),
+    };
+    let mut f = Failures::default();
+
+    let main = &tui.main;
+    let label = "main screen";
+    f.check(main.alternate == Some(true), || {
+        format!(
+            "{label}: not on the alternate screen ({:?})",
+            main.alternate
+        )
+    });
+    f.check(main.text.contains("LIVE"), || {
+        format!("{label}: no LIVE badge:\n{}", main.quoted())
+    });
+    let want: BTreeSet<String> = r.links.iter().map(|l| l.dev.clone()).collect();
+    let shown = screen_devices(main);
+    f.check(shown.as_ref() == Some(&want), || {
+        format!(
+            "{label}: devices {shown:?}, rdma link show {want:?}; screen:\n{}",
+            main.quoted()
+        )
+    });
+    match main.table("PID", &["NAME", "QP", "ERR"]) {
+        None => f.fail(format!("{label}: no consumers table:\n{}", main.quoted())),
+        Some(table) => {
+            let tasks = &r.before.tasks;
+            for (pid, tally) in &c.after.processes {
+                let Some(row) = table
+                    .rows
+                    .iter()
+                    .find(|row| row.get("PID") == pid.to_string())
+                else {
+                    f.fail(format!(
+                        "{label}: no row for process {pid} ({}); screen:\n{}",
+                        tasks.comm(*pid).unwrap_or("?"),
+                        main.quoted()
+                    ));
+                    continue;
+                };
+                let comm = tasks.comm(*pid).unwrap_or("?");
+                f.check(row.get("NAME") == comm, || {
+                    format!("{label}: process {pid}: NAME {:?}, comm {comm:?}", row.line)
+                });
+                let before_qps = c.before.processes.get(pid).map_or(0, |t| t.count("qp"));
+                f.check(
+                    row.get("QP") == tally.count("qp").to_string()
+                        || row.get("QP") == before_qps.to_string(),
+                    || {
+                        format!(
+                            "{label}: process {pid} ({comm}): QP {:?}, rdma {} ({})",
+                            row.get("QP"),
+                            tally.count("qp"),
+                            c.after
+                                .objects_of(&vm_support::rdma::Owner::Process(*pid), "qp")
+                        )
+                    },
+                );
+                let errors = c
+                    .after
+                    .error_qps
+                    .iter()
+                    .filter(|q| q.pid == Some(*pid))
+                    .count();
+                f.check(row.get("ERR") == errors.to_string(), || {
+                    format!(
+                        "{label}: process {pid} ({comm}): ERR {:?}, rdma {errors}; row {:?}",
+                        row.get("ERR"),
+                        row.line
+                    )
+                });
+            }
+        }
+    }
+
+    let errors = &tui.errors;
+    let label = "ERROR-QP pane (e)";
+    f.check(errors.alternate == Some(true), || {
+        format!(
+            "{label}: not on the alternate screen ({:?})",
+            errors.alternate
+        )
+    });
+    match errors.table("PID", &["OWNER", "DEVICE", "LQPN"]) {
+        None => f.fail(format!("{label}: no ERROR-QP table:\n{}", errors.quoted())),
+        Some(table) => {
+            let (shown, misnamed) = error_pane_qps(&table, &tui.before.tasks);
+            let title = format!("QPs in ERR/SQE ({})", table.rows.len());
+            f.check(errors.text.contains(&title), || {
+                format!(
+                    "{label}: title does not say {title:?}:\n{}",
+                    errors.quoted()
+                )
+            });
+            f.check(misnamed.is_empty(), || {
+                format!("{label}: owner is not the process's comm: {misnamed:?}")
+            });
+            let (before, after) = (tui.before.expected(), tui.after.expected());
+            if shown != before.error_qps && shown != after.error_qps {
+                let rdma = &after.error_qps;
+                // rdma's row of a QP (right after), with how its owner was found
+                let rdma_row = |q: &vm_support::rdma::ErrorQp| {
+                    tui.after
+                        .rows
+                        .iter()
+                        .find(|row| row.kind == "qp" && row.dev == q.dev && row.id == q.lqpn)
+                        .map_or("not in rdma's dump".to_string(), |row| {
+                            format!("{} [{}]", row.label(), tui.after.owner(row).1)
+                        })
+                };
+                let missing: Vec<String> = rdma
+                    .difference(&shown)
+                    .map(|q| format!("pid {:?}: {}", q.pid, rdma_row(q)))
+                    .collect();
+                let extra: Vec<String> = shown
+                    .difference(rdma)
+                    .map(|q| format!("pid {:?} lqpn {}: rdma has {}", q.pid, q.lqpn, rdma_row(q)))
+                    .collect();
+                f.fail(format!(
+                    "{label}: restop shows {} ERROR QPs, rdma (right after) {}: missing {missing:?}, \
+                     not in rdma {extra:?}; screen:\n{}",
+                    shown.len(),
+                    rdma.len(),
+                    errors.quoted()
+                ));
+            }
+        }
+    }
+    check_quit(&mut f, "interactive view", &tui.run);
+    f.finish("interactive view");
+}
+
+/// How many `--json` runs the churn phase makes (scenarios/main.sh).
+const CHURN_JSON_RUNS: usize = 20;
+
+#[test]
+fn snapshots_under_churn_never_fail_and_stay_consistent() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let churn = match &r.churn {
+        Ok(churn) => churn,
+        Err(e) => panic!(
+            "the churn phase left no results: {e} (in {})",
+            r.dir.display()
+        ),
+    };
+    let mut f = Failures::default();
+    let seconds: Vec<String> = churn
+        .json
+        .iter()
+        .map(|(_, run)| format!("{:.1}", run.seconds.unwrap_or(f64::NAN)))
+        .collect();
+    eprintln!(
+        "churn: {:?}; {} short-lived processes started; --json took {} s",
+        churn.stats,
+        churn.flash_started,
+        seconds.join(" ")
+    );
+    f.check(churn.json.len() == CHURN_JSON_RUNS, || {
+        format!(
+            "{} --json runs under churn, want {CHURN_JSON_RUNS}",
+            churn.json.len()
+        )
+    });
+    f.check(churn.once.len() == 3, || {
+        format!("{} --once runs under churn, want 3", churn.once.len())
+    });
+    let stat = |k: &str| churn.stats.get(k).copied().unwrap_or(0);
+    f.check(
+        stat("rounds") > 0 && stat("qps_to_err") > 0 && stat("threads") > 0 && stat("contexts") > 1,
+        || {
+            format!(
+                "the churn workload did not churn: {:?} (see procs/churn.log)",
+                churn.stats
+            )
+        },
+    );
+    f.check(churn.flash_started > 0, || {
+        "no short-lived process was started (churn/flash.log)".to_string()
+    });
+    let mut flash_seen: BTreeSet<u32> = BTreeSet::new();
+    let empty = vm_support::rdma::Tally::default();
+    for (name, run) in &churn.json {
+        let label = format!("churn {name}");
+        let Some(doc) = vm_support::checks::json_run(&mut f, &label, run) else {
+            continue;
+        };
+        vm_support::checks::plausible(&mut f, &label, &doc);
+        let view = RestopView::from_json(&doc);
+        // the processes that do not churn keep their exact counts
+        for (pid, after) in &c.after.processes {
+            let owner = vm_support::rdma::Owner::Process(*pid);
+            match view.processes.get(pid) {
+                None => f.fail(format!("{label}: the steady process {pid} is missing")),
+                Some(row) => vm_support::compare::compare_tally(
+                    &mut f,
+                    &c.after,
+                    &owner,
+                    &format!("{label}: steady process {pid}"),
+                    &row.tally,
+                    c.before.processes.get(pid).unwrap_or(&empty),
+                    after,
+                ),
+            }
+        }
+        if let Some(pid) = churn.churn_pid {
+            f.check(view.processes.contains_key(&pid), || {
+                format!("{label}: the churn workload (pid {pid}, holding a context) is missing")
+            });
+        }
+        flash_seen.extend(
+            churn
+                .flash_pids
+                .iter()
+                .filter(|p| view.processes.contains_key(p)),
+        );
+    }
+    eprintln!(
+        "churn: restop saw {} of the {} short-lived processes",
+        flash_seen.len(),
+        churn.flash_pids.len()
+    );
+    for (name, run) in &churn.once {
+        let label = format!("churn {name}");
+        f.check(run.rc == Some(0) && !run.panicked(), || {
+            format!("{label}: {}", run.outcome())
+        });
+        f.check(run.stdout.contains("rxe0"), || {
+            format!("{label}: does not mention rxe0; stdout:\n{}", run.stdout)
+        });
+    }
+    f.finish("churn");
+}
+
+#[test]
+fn a_device_deleted_while_restop_runs_is_gone_and_collection_continues() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let v = match &r.vanish {
+        Ok(v) => v,
+        Err(e) => panic!(
+            "the vanish phase left no results: {e} (in {})",
+            r.dir.display()
+        ),
+    };
+    let mut f = Failures::default();
+    f.check(v.delete_rc == Some(0), || {
+        format!(
+            "rdma link delete rxe1: exit status {:?} (124: still blocked after 60 s); stderr {:?}",
+            v.delete_rc,
+            v.delete_stderr.trim()
+        )
+    });
+    let Some((del_start, del_end)) = v.delete_window else {
+        panic!("no vanish/delete.uptime: the delete did not run");
+    };
+    let timeline: Vec<String> = v
+        .json
+        .iter()
+        .map(|(name, run)| format!("{name} {:?}", run.window))
+        .collect();
+    eprintln!(
+        "vanish: rdma link delete rxe1 from {del_start} to {del_end} s (uptime); runs: {}",
+        timeline.join(", ")
+    );
+    let (before, after) = (v.before.expected(), v.after.expected());
+    let (mut n_before, mut n_after) = (0, 0);
+    for (name, run) in &v.json {
+        let label = format!("vanish {name}");
+        let Some(doc) = vm_support::checks::json_run(&mut f, &label, run) else {
+            continue;
+        };
+        vm_support::checks::plausible(&mut f, &label, &doc);
+        let view = RestopView::from_json(&doc);
+        f.check(view.devices.iter().any(|d| d == "rxe0"), || {
+            format!(
+                "{label}: rxe0 is not collected any more: devices {:?}",
+                view.devices
+            )
+        });
+        let prefix = format!("{label}: ");
+        match run.window {
+            Some((_, end)) if end < del_start => {
+                n_before += 1;
+                f.check(view.devices == ["rxe0", "rxe1"], || {
+                    format!("{label} (before the delete): devices {:?}", view.devices)
+                });
+                compare_processes(&mut f, &v.before.tasks, &prefix, &view, &before, &before);
+            }
+            Some((start, _)) if start > del_end => {
+                n_after += 1;
+                f.check(view.devices == ["rxe0"], || {
+                    format!("{label} (after the delete): devices {:?}", view.devices)
+                });
+                let usage: Vec<_> = view
+                    .usage
+                    .iter()
+                    .filter(|((d, _), _)| d != "rxe0")
+                    .collect();
+                f.check(usage.is_empty(), || format!("{label}: usage of {usage:?}"));
+                for (key, n) in &v.after.summary {
+                    either(
+                        &mut f,
+                        &format!("{label}: {} usage.{}.current", key.0, key.1),
+                        &view.usage.get(key).copied(),
+                        &Some(*n),
+                        &Some(*n),
+                        String::new,
+                    );
+                }
+                compare_processes(&mut f, &v.after.tasks, &prefix, &view, &after, &after);
+                compare_kernel_and_unattributed(&mut f, &prefix, &view, &after, &after);
+                let stale: Vec<_> = view.error_qps.iter().filter(|q| q.dev != "rxe0").collect();
+                f.check(stale.is_empty(), || format!("{label}: error QPs {stale:?}"));
+            }
+            _ => eprintln!(
+                "{label} ran across the delete: devices {:?}, device_vanished warning: {}",
+                view.devices,
+                view.warned("device_vanished")
+            ),
+        }
+    }
+    f.check(n_before > 0 && n_after > 0, || {
+        format!(
+            "want --json runs before and after the delete ({del_start}..{del_end} s): {}",
+            timeline.join(", ")
+        )
+    });
+
+    let want_before: BTreeSet<String> = ["rxe0", "rxe1"].map(String::from).into();
+    let shown = screen_devices(&v.tui_before);
+    f.check(shown.as_ref() == Some(&want_before), || {
+        format!(
+            "interactive view before the delete: devices {shown:?}; screen:\n{}",
+            v.tui_before.quoted()
+        )
+    });
+    let shown = screen_devices(&v.tui_after);
+    f.check(shown == Some(["rxe0".to_string()].into()), || {
+        format!(
+            "interactive view after the delete: devices {shown:?}, want only rxe0; screen:\n{}",
+            v.tui_after.quoted()
+        )
+    });
+    f.check(v.tui_after.alternate == Some(true), || {
+        format!(
+            "interactive view after the delete: no longer running (alternate screen {:?}); \
+             stderr {:?}; screen:\n{}",
+            v.tui_after.alternate,
+            v.tui.stderr.trim(),
+            v.tui_after.quoted()
+        )
+    });
+    check_quit(&mut f, "interactive view across the delete", &v.tui);
+    f.finish("device deleted while restop runs");
 }

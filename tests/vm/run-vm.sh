@@ -70,8 +70,9 @@ T0=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- host packages -----------------------------------------------------------
-PACKAGES=(qemu-system-x86 busybox-static bash coreutils iproute2 kmod cpio gcc libc6-dev
-	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev)
+PACKAGES=(qemu-system-x86 busybox-static bash coreutils util-linux iproute2 kmod cpio gcc libc6-dev
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev
+	tmux ncurses-base)
 apt_updated=0
 apt_update() {
 	[ $apt_updated = 1 ] && return 0
@@ -191,7 +192,8 @@ put_prog() { # PATH-or-NAME DEST
 }
 
 put /bin/busybox /usr/bin/busybox
-for b in bash rdma ip timeout date ibv_devices ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong rping; do
+for b in bash rdma ip timeout date ibv_devices ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong rping \
+	tmux setpriv; do
 	put_prog "$b" "/usr/bin/$b"
 done
 put_prog kmod /usr/bin/kmod
@@ -213,8 +215,17 @@ done
 for a in $(/bin/busybox --list); do
 	[ -e "$R/usr/bin/$a" ] || [ -e "$R/usr/sbin/$a" ] || ln -s busybox "$R/usr/bin/$a"
 done
-echo 'root:x:0:0:root:/root:/bin/bash' >"$R/etc/passwd"
-echo 'root:x:0:' >"$R/etc/group"
+# the interactive view runs in tmux: tmux insists on a UTF-8 locale, and wants
+# the terminfo entries of its own and the outer terminal
+mkdir -p "$R/usr/lib/locale"
+cp -r /usr/lib/locale/C.utf8 "$R/usr/lib/locale/"
+for t in l/linux s/screen s/screen-256color x/xterm x/xterm-256color; do
+	put "/lib/terminfo/$t" "/usr/share/terminfo/$t"
+done
+# an unprivileged user for the tests of what restop shows without CAP_NET_ADMIN
+printf '%s\n' 'root:x:0:0:root:/root:/bin/bash' 'rdmauser:x:1000:1000:restop test user:/tmp:/bin/bash' \
+	>"$R/etc/passwd"
+printf '%s\n' 'root:x:0:' 'rdmauser:x:1000:' >"$R/etc/group"
 echo '127.0.0.1 localhost' >"$R/etc/hosts"
 echo /usr/lib/x86_64-linux-gnu >"$R/etc/ld.so.conf"
 ldconfig -r "$R"

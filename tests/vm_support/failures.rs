@@ -16,6 +16,12 @@ impl Failures {
         ok
     }
 
+    /// Takes over `other`'s failures, each prefixed with `prefix`.
+    pub fn absorb(&mut self, prefix: &str, other: Failures) {
+        self.0
+            .extend(other.0.into_iter().map(|m| format!("{prefix}{m}")));
+    }
+
     /// Panics with every recorded failure.
     pub fn finish(self, what: &str) {
         if !self.0.is_empty() {

@@ -2,12 +2,17 @@
 //! (tests/vm/run-vm.sh + scenarios/main.sh), load what it recorded, and the
 //! comparisons' building blocks.
 
+pub mod checks;
+pub mod compare;
 pub mod failures;
+pub mod phases;
 pub mod rdma;
 pub mod ready;
 pub mod restop;
 pub mod schema;
+pub mod screen;
 
+use phases::{Churn, Tui, Vanish};
 use rdma::Snapshot;
 use ready::Ready;
 use serde_json::Value;
@@ -22,6 +27,8 @@ use std::sync::OnceLock;
 pub struct Run {
     pub rc: Option<i32>,
     pub seconds: Option<f64>,
+    /// Guest uptime (s) when it started and ended.
+    pub window: Option<(f64, f64)>,
     pub stdout: String,
     pub stderr: String,
 }
@@ -38,14 +45,56 @@ impl Run {
         })
     }
 
-    fn load(dir: &Path, name: &str) -> Run {
+    /// Whether restop reported a panic (the Rust panic message).
+    pub fn panicked(&self) -> bool {
+        self.stdout.contains("panicked") || self.stderr.contains("panicked")
+    }
+
+    /// Exit status, seconds and stderr, for messages.
+    pub fn outcome(&self) -> String {
+        format!(
+            "exit status {:?} after {:?} s; stderr: {:?}",
+            self.rc,
+            self.seconds,
+            self.stderr.trim()
+        )
+    }
+
+    pub fn load(dir: &Path, name: &str) -> Run {
         let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
         Run {
             rc: read("rc").ok().and_then(|s| s.trim().parse().ok()),
             seconds: read("seconds").ok().and_then(|s| s.trim().parse().ok()),
+            window: read("uptime").ok().and_then(|s| {
+                let (a, b) = s.trim().split_once(' ')?;
+                Some((a.parse().ok()?, b.parse().ok()?))
+            }),
             stdout: read("stdout").unwrap_or_default(),
             stderr: read("stderr").unwrap_or_default(),
         }
+    }
+
+    /// Every run `PREFIX-*` in `dir` (by its `.stdout`), in name order.
+    pub fn series(dir: &Path, prefix: &str) -> Vec<(String, Run)> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let file = e.file_name().to_string_lossy().into_owned();
+                let name = file.strip_suffix(".stdout")?;
+                name.starts_with(&format!("{prefix}-"))
+                    .then(|| name.to_string())
+            })
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .map(|n| {
+                let run = Run::load(dir, &n);
+                (n, run)
+            })
+            .collect()
     }
 }
 
@@ -71,6 +120,14 @@ pub struct Results {
     /// `--json --dev rxe1` and `--json --pid <tid of a worker thread>`.
     pub json_dev_rxe1: Run,
     pub json_pid_thread: Run,
+    /// `--json` and `--once` as an unprivileged user (uid 1000).
+    pub user_json: Run,
+    pub user_once: Run,
+    /// The later phases, each loaded on its own so that one missing does not
+    /// hide the others.
+    pub tui: Result<Tui, String>,
+    pub churn: Result<Churn, String>,
+    pub vanish: Result<Vanish, String>,
     pub ready: Vec<Ready>,
     pub links: Vec<Link>,
     /// (device, type) → the device limit `ibv_devinfo -v` printed.
@@ -101,6 +158,11 @@ impl Results {
             once: Run::load(dir, "restop-once"),
             json_dev_rxe1: Run::load(dir, "restop-json-dev-rxe1"),
             json_pid_thread: Run::load(dir, "restop-json-pid-thread"),
+            user_json: Run::load(dir, "restop-user-json"),
+            user_once: Run::load(dir, "restop-user-once"),
+            tui: Tui::load(&dir.join("tui")),
+            churn: Churn::load(&dir.join("churn"), &dir.join("procs")),
+            vanish: Vanish::load(&dir.join("vanish")),
             ready,
             links: load_links(&dir.join("env/rdma-link.json"))?,
             limits: load_limits(&dir.join("env/ibv_devinfo.txt"))?,
@@ -210,7 +272,10 @@ fn boot_and_load() -> Result<Results, String> {
         sudo.arg("-n").arg(&script);
         sudo
     };
-    cmd.arg("-b")
+    // ~2.5 min on an idle 2-core TCG host; leave room for a loaded one
+    cmd.arg("-t")
+        .arg("900")
+        .arg("-b")
         .arg(env!("CARGO_BIN_EXE_restop"))
         .arg("-o")
         .arg(&out)

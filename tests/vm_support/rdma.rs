@@ -182,7 +182,18 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Every type's dump in `dir`, with the task map `tasks`.
     pub fn load(dir: &Path, tasks: &Path) -> Result<Snapshot, String> {
+        Snapshot::load_types(dir, tasks, &TYPES)
+    }
+
+    /// As [`Snapshot::load`], for a folder holding only the dumps of `types`
+    /// (objects of other types are then simply unknown).
+    pub fn load_types(
+        dir: &Path,
+        tasks: &Path,
+        types: &[&'static str],
+    ) -> Result<Snapshot, String> {
         let read_json = |name: &str| -> Result<Value, String> {
             let path = dir.join(name);
             let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -200,7 +211,7 @@ impl Snapshot {
         // iproute2 may dump a QP twice (per device, then per port): keep one
         let mut seen = BTreeSet::new();
         let mut rows = Vec::new();
-        for kind in TYPES {
+        for &kind in types {
             for v in read_json(&format!("{kind}.json"))?
                 .as_array()
                 .into_iter()

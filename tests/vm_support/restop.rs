@@ -17,6 +17,12 @@ pub struct ProcessRow {
 
 #[derive(Clone, Debug, Default)]
 pub struct RestopView {
+    /// Device names, in restop's order.
+    pub devices: Vec<String>,
+    /// `meta.hidden_fields`.
+    pub hidden_fields: Vec<String>,
+    /// `meta.warnings` as (kind, message).
+    pub warnings: Vec<(String, String)>,
     /// (device, type) → usage current.
     pub usage: BTreeMap<(String, String), u64>,
     /// (device, type) → usage max, where restop knows it.
@@ -76,8 +82,25 @@ impl RestopView {
                 .cloned()
                 .unwrap_or_default()
         };
+        if let Some(meta) = doc.get("meta") {
+            view.hidden_fields = meta
+                .get("hidden_fields")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h.as_str().map(str::to_string))
+                .collect();
+            view.warnings = meta
+                .get("warnings")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|w| (str_of(w, "kind"), str_of(w, "message")))
+                .collect();
+        }
         for dev in list("devices") {
             let name = str_of(&dev, "name");
+            view.devices.push(name.clone());
             for kind in TYPES {
                 let usage = dev.pointer(&format!("/usage/{kind}"));
                 if let Some(cur) = usage.and_then(|u| u.get("current")).and_then(Value::as_u64) {
@@ -134,6 +157,11 @@ impl RestopView {
             view.error_qps.insert(ErrorQp { dev, lqpn, pid });
         }
         view
+    }
+
+    /// Whether a warning of `kind` was given.
+    pub fn warned(&self, kind: &str) -> bool {
+        self.warnings.iter().any(|(k, _)| k == kind)
     }
 
     /// The per-type sum over every owner row (processes, kernel, unattributed).

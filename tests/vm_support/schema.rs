@@ -35,6 +35,7 @@ const WARNING_KINDS: &[&str] = &[
     "unattributed",
     "procfs",
     "slow_dump",
+    "limit",
     "other",
 ];
 const DEVICE: &[&str] = &[

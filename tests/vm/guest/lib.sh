@@ -69,13 +69,13 @@ wait_ready() {
 	return 1
 }
 
-# rdma_dump DIR: `rdma -j res show` (summary) and `rdma -j -d res show TYPE`
-# for every type into $OUT/DIR/{summary,TYPE}.json
+# rdma_dump DIR [TYPES]: `rdma -j res show` (summary) and `rdma -j -d res show
+# TYPE` for every type (or only TYPES, e.g. "qp pd ctx") into $OUT/DIR/{summary,TYPE}.json
 rdma_dump() {
 	local dir=$OUT/$1 t
 	mkdir -p "$dir"
 	rdma -j res show >"$dir/summary.json" 2>"$dir/summary.stderr"
-	for t in $RES_TYPES; do
+	for t in ${2:-$RES_TYPES}; do
 		rdma -j -d res show "$t" >"$dir/$t.json" 2>"$dir/$t.stderr"
 	done
 	for t in "$dir"/*.stderr; do [ -s "$t" ] || rm -f "$t"; done
@@ -95,17 +95,71 @@ task_map() {
 }
 
 # capture NAME CMD...: CMD's stdout, stderr, exit status and wall seconds in
-# $OUT/NAME.{stdout,stderr,rc,seconds}
+# $OUT/NAME.{stdout,stderr,rc,seconds}; NAME.uptime holds the guest uptime at
+# its start and end (to place it relative to other events)
 capture() {
-	local name=$1 t0 rc
+	local name=$1 t0 u0 rc
 	shift
 	t0=$(date +%s.%N)
+	u0=$(uptime_s)
 	"$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
 	rc=$?
 	echo "$rc" >"$OUT/$name.rc"
+	echo "$u0 $(uptime_s)" >"$OUT/$name.uptime"
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", b - a }' >"$OUT/$name.seconds"
 	log "$name: rc=$rc in $(cat "$OUT/$name.seconds") s: $*"
 	return $rc
+}
+
+# --- the interactive view in a tmux pane -------------------------------------
+# tui_start SESSION DIR CMD...: run CMD (e.g. restop -d 500ms) in a new detached
+# tmux session of TUI_COLS x TUI_ROWS; when CMD ends, its exit status goes to
+# $OUT/DIR/rc and the pane's `stty -a` (is the terminal back in cooked mode?)
+# to $OUT/DIR/stty-after.txt, and the pane stays open
+TUI_COLS=160 TUI_ROWS=50
+tui_start() {
+	local session=$1 dir=$OUT/$2
+	shift 2
+	mkdir -p "$dir"
+	rm -f "$dir/rc"
+	tmux -f /dev/null new-session -d -s "$session" -x $TUI_COLS -y $TUI_ROWS \
+		"$* 2>$dir/stderr.txt; rc=\$?; echo \$rc >$dir/rc; echo restop-rc=\$rc; stty -a >$dir/stty-after.txt; exec sleep 3600"
+}
+
+# tui_screen SESSION: the pane's current text
+tui_screen() { tmux capture-pane -p -t "$1"; }
+
+# tui_wait SESSION SECS GREP-ARGS...: until the screen matches, then 0; else 1
+tui_wait() {
+	local session=$1 secs=$2 _
+	shift 2
+	for _ in $(seq $((secs * 5))); do
+		tui_screen "$session" | grep -q "$@" && return 0
+		sleep 0.2
+	done
+	log "tmux $session: screen never matched: $*"
+	return 1
+}
+
+# tui_capture SESSION FILE: the screen into $OUT/FILE, and whether the pane is
+# on the alternate screen (1) into $OUT/FILE.alternate
+tui_capture() {
+	tui_screen "$1" >"$OUT/$2"
+	tmux display-message -p -t "$1" '#{alternate_on}' >"$OUT/$2.alternate"
+}
+
+# tui_quit SESSION DIR: press q; wait (up to 20 s) for the command to end;
+# the screen after it goes to $OUT/DIR/quit.txt
+tui_quit() {
+	local session=$1 dir=$2 _
+	tmux send-keys -t "$session" q
+	for _ in $(seq 100); do
+		[ -s "$OUT/$dir/rc" ] && break
+		sleep 0.2
+	done
+	[ -s "$OUT/$dir/rc" ] || log "tmux $session: still running 20 s after q"
+	tui_capture "$session" "$dir/quit.txt"
+	tmux kill-session -t "$session"
 }
 
 # workloads_up: the project's workloads (tests/vm/workloads) and an rping

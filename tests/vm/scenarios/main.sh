@@ -1,17 +1,35 @@
 #!/bin/bash
-# The end-to-end scenario (tests/vm_e2e.rs): rxe0 and rxe1 with every workload
-# holding its objects; `rdma` dumps and a thread->process map right before and
-# right after `restop --json`; then `restop --once` and two filtered `--json` runs.
+# The end-to-end scenario (tests/vm_e2e.rs), one boot, in phases:
+#
+# 1. snapshot: rxe0 and rxe1 with every workload holding its objects; `rdma`
+#    dumps and a thread->process map right before and right after
+#    `restop --json`; then `restop --once` and two filtered `--json` runs.
+# 2. user: `restop --json` and `--once` as an unprivileged user (uid 1000).
+# 3. tui: the interactive view in a 160x50 tmux pane: the main screen, the
+#    ERROR-QP pane (`e`) between two `rdma` dumps, then `q`.
+# 4. churn: a process creating/destroying QPs and MRs and moving QPs to ERR,
+#    short-lived threads and processes, while restop runs 20 x --json and
+#    3 x --once.
+# 5. vanish: the users of rxe1 are stopped, then `rdma link delete rxe1` while
+#    the interactive view (-d 500ms) and a loop of `restop --json` run.
 #
 # Output:
 #   ready/<workload>.txt             what each workload created (see vm_workload.c)
 #   rdma-before/, rdma-after/        summary.json and <type>.json from `rdma -j [-d] res show`
 #   tasks-before.tsv, tasks-after.tsv   tid, tgid, comm of every thread
-#   restop-json.*, restop-once.*     stdout, stderr, rc, seconds
+#   restop-json.*, restop-once.*     stdout, stderr, rc, seconds, uptime
 #   restop-json-dev-rxe1.*, restop-json-pid-thread.*   --json with --dev rxe1 / --pid <a worker tid>
-#   env/                             devices, links, ibv_devinfo -v, modules
+#   restop-user-json.*, restop-user-once.*   as uid 1000
+#   tui/         main.txt, errors.txt, quit.txt (screens; *.alternate: 1 = alternate screen),
+#                rc, stty-after.txt, rdma-before/ rdma-after/ tasks-*.tsv around errors.txt
+#   churn/       json-NN.*, once-NN.*, churn.log (the churn workload's summary line),
+#                flash.log (short-lived processes), flash.count
+#   vanish/      rdma-before/, rdma-after/ (+ tasks), json-NN.*, delete.{rc,uptime,stderr},
+#                tui/ (before.txt, after.txt, quit.txt, rc, ...)
+#   env/         devices, links, ibv_devinfo -v, modules
 # Without a restop binary in the guest (run-vm.sh without -b) the restop steps
 # are skipped and restop.missing is written.
+# shellcheck disable=SC2154 # PID_<name> variables are set by spawn (lib.sh)
 . /scenario/lib.sh
 rxe_up || exit 2
 mkdir -p "$OUT/env"
@@ -23,9 +41,13 @@ uname -r >"$OUT"/env/kernel.txt
 uname -n >"$OUT"/env/hostname.txt
 workloads_up || exit 2
 
-rdma_dump rdma-before
-task_map tasks-before.tsv
-if command -v restop >/dev/null; then
+USER_RUN=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+# a workload's pid from its ready file
+pid_of() { sed -n 's/^process pid=\([0-9]*\) .*/\1/p' "$OUT/ready/$1.txt"; }
+
+phase_snapshot() {
+	rdma_dump rdma-before
+	task_map tasks-before.tsv
 	capture restop-json restop --json
 	rdma_dump rdma-after
 	task_map tasks-after.tsv
@@ -33,12 +55,153 @@ if command -v restop >/dev/null; then
 	capture restop-once env COLUMNS=160 restop --once
 	# filters: one device; a creating thread's id selects its process
 	capture restop-json-dev-rxe1 restop --json --dev rxe1
+	local live_tid
 	live_tid=$(sed -n 's/^thread tid=\([0-9]*\) name=wl_live .*/\1/p' "$OUT/ready/threads.txt")
 	capture restop-json-pid-thread restop --json --pid "$live_tid"
-	mark "restop-done"
+	mark "snapshot-done"
+}
+
+phase_user() {
+	capture restop-user-json "${USER_RUN[@]}" restop --json
+	capture restop-user-once "${USER_RUN[@]}" env COLUMNS=160 restop --once
+	mark "user-done"
+}
+
+phase_tui() {
+	local w
+	tui_start tui tui restop -d 500ms
+	# the consumers table fills once the first object dumps are in
+	for w in objects threads pair cm; do
+		tui_wait tui 30 -E "^ *$(pid_of $w) .*vm_workload" || break
+	done
+	sleep 1
+	tui_capture tui tui/main.txt
+	# the ERROR pane needs QPs, and PDs and contexts to trace QPs without a pid
+	rdma_dump tui/rdma-before "qp pd ctx"
+	task_map tui/tasks-before.tsv
+	tmux send-keys -t tui e
+	tui_wait tui 10 'QPs in ERR/SQE'
+	sleep 1.5 # a refresh or two on the pane
+	tui_capture tui tui/errors.txt
+	rdma_dump tui/rdma-after "qp pd ctx"
+	task_map tui/tasks-after.tsv
+	tui_quit tui tui
+	mark "tui-done"
+}
+
+CHURN_JSON_RUNS=20
+phase_churn() {
+	local d=$OUT/churn i n=0 flash_pids=()
+	mkdir -p "$d"
+	spawn churn vm_workload -r /tmp/ready/churn.txt -d rxe0 churn 300
+	wait_ready /tmp/ready/churn.txt 30 || return 1
+	# short-lived processes: one a second, each living 50-450 ms
+	(
+		while [ ! -e /tmp/churn.stop ]; do
+			vm_workload -d rxe0 flash $((50 + RANDOM % 400)) >>"$d/flash.log" 2>&1 &
+			n=$((n + 1))
+			echo $n >"$d/flash.count"
+			sleep 1
+		done
+		wait
+	) &
+	flash_pids+=($!)
+	for i in $(seq -w 1 $CHURN_JSON_RUNS); do
+		capture "churn/json-$i" restop --json
+		case $i in 07 | 14 | 20) capture "churn/once-$i" env COLUMNS=160 restop --once ;; esac
+	done
+	touch /tmp/churn.stop
+	kill -TERM "$PID_churn"
+	wait "$PID_churn" "${flash_pids[@]}"
+	grep '^churn ' "$OUT/procs/churn.log" >"$d/churn.log"
+	mark "churn-done"
+}
+
+# runs_done DIR: how many json-* runs in DIR have ended
+runs_done() {
+	local f n=0
+	for f in "$1"/json-*.rc; do [ -e "$f" ] && n=$((n + 1)); done
+	echo $n
+}
+
+# vanish: rxe1 goes away while restop runs. Deleting an rxe device waits in the
+# kernel until every process that opened it has closed it (rxe cannot revoke a
+# user context), and the rping pair is stopped: so the users of rxe1 (rping,
+# the cm workload, the objects workload) are ended first.
+phase_vanish() {
+	local d=$OUT/vanish p _ loop u1
+	mkdir -p "$d"
+	kill -KILL "$PID_rping_client" "$PID_rping_server"
+	kill -TERM "$PID_cm" "$PID_objects"
+	wait "$PID_rping_client" "$PID_rping_server" "$PID_cm" "$PID_objects" 2>/dev/null
+	for _ in $(seq 50); do
+		[ -z "$(rdma res show ctx dev rxe1)" ] && break
+		sleep 0.2
+	done
+	rdma_dump vanish/rdma-before
+	task_map vanish/tasks-before.tsv
+	tui_start vanish vanish/tui restop -d 500ms
+	tui_wait vanish 30 '^rxe1 '
+	tui_capture vanish vanish/tui/before.txt
+	# restop --json back to back until told to stop
+	(
+		i=0
+		while [ ! -e /tmp/vanish.stop ] && [ $i -lt 30 ]; do
+			i=$((i + 1))
+			capture "vanish/json-$(printf %02d $i)" restop --json
+		done
+	) &
+	loop=$!
+	# delete while the third run collects
+	for _ in $(seq 150); do [ -e "$d/json-03.stdout" ] && break; sleep 0.2; done
+	sleep 0.3
+	mark "vanish-delete-start"
+	# in the background: a delete stuck in the kernel (state D) cannot be
+	# killed, and must not hold up the rest
+	local u0 rc
+	u0=$(uptime_s)
+	(
+		rdma link delete rxe1 2>"$d/delete.stderr"
+		echo "$? $(uptime_s)" >/tmp/vanish.delete.tmp
+		mv /tmp/vanish.delete.tmp /tmp/vanish.delete
+	) &
+	for _ in $(seq 300); do [ -e /tmp/vanish.delete ] && break; sleep 0.2; done
+	if [ -e /tmp/vanish.delete ]; then
+		read -r rc u1 </tmp/vanish.delete
+	else
+		rc=124 u1=$(uptime_s) # still blocked after 60 s
+	fi
+	echo "$rc" >"$d/delete.rc"
+	echo "$u0 $u1" >"$d/delete.uptime"
+	mark "vanish-delete-end rc=$rc"
+	# two more runs that start after the delete (the one running now ends first)
+	p=$(runs_done "$d")
+	for _ in $(seq 150); do
+		[ "$(runs_done "$d")" -ge $((p + 3)) ] && break
+		sleep 0.2
+	done
+	touch /tmp/vanish.stop
+	wait $loop
+	rdma_dump vanish/rdma-after
+	task_map vanish/tasks-after.tsv
+	rdma -j -d dev show >"$d/rdma-dev.json"
+	sleep 1.5 # a refresh or two of the view
+	tui_capture vanish vanish/tui/after.txt
+	tui_quit vanish vanish/tui
+	mark "vanish-done"
+}
+
+if command -v restop >/dev/null; then
+	phase_snapshot
+	phase_user
+	phase_tui
+	phase_churn || log "churn phase failed"
+	phase_vanish
 else
 	echo "no restop binary in the guest (run-vm.sh -b PATH)" >"$OUT"/restop.missing
+	rdma_dump rdma-before
 	rdma_dump rdma-after
+	task_map tasks-before.tsv
 	task_map tasks-after.tsv
 fi
 exit 0

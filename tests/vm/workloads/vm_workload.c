@@ -3,7 +3,7 @@
  * SIGTERM, and write a ready file that lists exactly what was created, so that
  * the VM tests can check restop's view against it.
  *
- *   vm_workload -r READY [-d DEV] [-g GID_INDEX] MODE [ARGS]
+ *   vm_workload [-r READY] [-d DEV] [-g GID_INDEX] MODE [ARGS]
  *
  * Modes:
  *   objects [DEV2]  3 PDs, 3 CQs, MRs of known sizes, an SRQ, RC and UD QPs in
@@ -18,11 +18,20 @@
  *                   (use RETRY < 7: rxe treats 7 as "retry forever")
  *   cm ADDR PORT    rdma_cm ids: one listening on ADDR:PORT, one with ADDR
  *                   resolved
+ *   churn SECS      for SECS seconds (or until SIGTERM) create and destroy
+ *                   objects: QPs that change state (to INIT, ERR, back to
+ *                   RESET) or get destroyed, MRs registered and deregistered,
+ *                   objects made by short-lived threads, the context closed
+ *                   and reopened; prints a "churn ..." summary line at the end
+ *   flash MS        a short-lived process: a context, PD, CQ, MR and an RC QP
+ *                   in ERR, held MS milliseconds, then exit without cleaning up
+ *                   (the kernel releases them)
  *
- * Ready file: one object per line, "KIND key=value ...", then a last line
- * "ready". KIND is process, thread, peer, ctx, pd, cq, mr, srq, qp or cm_id;
- * tid= is the thread that created the object; qp state= is what
- * ibv_query_qp() said when the file was written.
+ * Ready file (-r; objects, threads, pair, cm, churn): one object per line,
+ * "KIND key=value ...", then a last line "ready". KIND is process, thread,
+ * peer, ctx, pd, cq, mr, srq, qp or cm_id; tid= is the thread that created the
+ * object; qp state= is what ibv_query_qp() said when the file was written.
+ * churn lists only its process.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -82,6 +91,8 @@ static void note(const char *fmt, ...)
 /* write the notes + "ready" atomically, so readers never see half a file */
 static void publish(void)
 {
+	if (!ready_path)
+		return;
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", ready_path);
 	FILE *f = fopen(tmp, "w");
@@ -521,6 +532,193 @@ static int mode_cm(const char *addr, int port)
 	return 0;
 }
 
+/* ---- churn: objects coming and going while restop collects ---------------- */
+
+#define CHURN_SLOTS 8
+
+struct churn_stats {
+	unsigned rounds, qps_created, qps_destroyed, qps_to_err, qps_to_reset, modify_failed,
+		mrs_registered, mrs_deregistered, threads, contexts;
+};
+
+struct churn {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp[CHURN_SLOTS];
+	struct ibv_mr *mr[CHURN_SLOTS];
+	/* what the last short-lived thread left behind: destroyed a few rounds later */
+	struct ibv_pd *thread_pd;
+	struct ibv_cq *thread_cq;
+	struct ibv_qp *thread_qp;
+	unsigned seed;
+	struct churn_stats n;
+};
+
+static void churn_open(struct churn *c)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			c->ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!c->ctx)
+		die("churn: open device");
+	c->pd = ibv_alloc_pd(c->ctx);
+	c->cq = ibv_create_cq(c->ctx, 64, NULL, NULL, 0);
+	if (!c->pd || !c->cq)
+		die("churn: pd/cq");
+	c->n.contexts++;
+}
+
+static void churn_drop_thread_objects(struct churn *c)
+{
+	if (c->thread_qp)
+		ibv_destroy_qp(c->thread_qp);
+	if (c->thread_cq)
+		ibv_destroy_cq(c->thread_cq);
+	if (c->thread_pd)
+		ibv_dealloc_pd(c->thread_pd);
+	c->thread_qp = NULL;
+	c->thread_cq = NULL;
+	c->thread_pd = NULL;
+}
+
+static void churn_close(struct churn *c)
+{
+	churn_drop_thread_objects(c);
+	for (int i = 0; i < CHURN_SLOTS; i++) {
+		if (c->qp[i]) {
+			ibv_destroy_qp(c->qp[i]);
+			c->n.qps_destroyed++;
+		}
+		if (c->mr[i]) {
+			void *addr = c->mr[i]->addr;
+			size_t len = c->mr[i]->length;
+			ibv_dereg_mr(c->mr[i]);
+			munmap(addr, len);
+			c->n.mrs_deregistered++;
+		}
+		c->qp[i] = NULL;
+		c->mr[i] = NULL;
+	}
+	ibv_destroy_cq(c->cq);
+	ibv_dealloc_pd(c->pd);
+	ibv_close_device(c->ctx);
+	c->ctx = NULL;
+}
+
+/* a thread that creates a PD, a CQ and a QP in ERR and exits: the kernel
+ * reports its tid while it lives and no pid afterwards */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	pthread_setname_np(pthread_self(), "wl_churn_t");
+	c->thread_pd = ibv_alloc_pd(c->ctx);
+	c->thread_cq = c->thread_pd ? ibv_create_cq(c->ctx, 8, NULL, NULL, 0) : NULL;
+	if (c->thread_cq) {
+		c->thread_qp = new_qp(c->thread_pd, c->thread_cq, IBV_QPT_RC, NULL);
+		if (to_init(c->thread_qp) || to_state(c->thread_qp, IBV_QPS_ERR))
+			die("churn thread: ibv_modify_qp");
+	}
+	return NULL;
+}
+
+static void churn_round(struct churn *c)
+{
+	int i = rand_r(&c->seed) % CHURN_SLOTS;
+	struct ibv_qp *qp = c->qp[i];
+	if (!qp) {
+		c->qp[i] = new_qp(c->pd, c->cq, rand_r(&c->seed) % 2 ? IBV_QPT_RC : IBV_QPT_UD, NULL);
+		c->n.qps_created++;
+	} else if (rand_r(&c->seed) % 4 == 0) {
+		ibv_destroy_qp(qp);
+		c->qp[i] = NULL;
+		c->n.qps_destroyed++;
+	} else {
+		/* round and round: RESET -> INIT -> ERR -> RESET */
+		switch (qp_state(qp)) {
+		case IBV_QPS_RESET:
+			if (to_init(qp))
+				c->n.modify_failed++;
+			break;
+		case IBV_QPS_ERR:
+			if (to_state(qp, IBV_QPS_RESET))
+				c->n.modify_failed++;
+			else
+				c->n.qps_to_reset++;
+			break;
+		default:
+			if (to_state(qp, IBV_QPS_ERR))
+				c->n.modify_failed++;
+			else
+				c->n.qps_to_err++;
+		}
+	}
+	int j = rand_r(&c->seed) % CHURN_SLOTS;
+	if (c->mr[j]) {
+		void *addr = c->mr[j]->addr;
+		size_t len = c->mr[j]->length;
+		ibv_dereg_mr(c->mr[j]);
+		munmap(addr, len);
+		c->mr[j] = NULL;
+		c->n.mrs_deregistered++;
+	} else {
+		size_t len = 4096 * (1 + rand_r(&c->seed) % 64);
+		void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
+			die("churn: mmap");
+		c->mr[j] = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+		if (!c->mr[j])
+			die("churn: ibv_reg_mr");
+		c->n.mrs_registered++;
+	}
+	if (c->n.rounds % 5 == 0) {
+		churn_drop_thread_objects(c);
+		pthread_t t;
+		if (pthread_create(&t, NULL, churn_thread, c) || pthread_join(t, NULL))
+			die("churn: thread");
+		c->n.threads++;
+	}
+	if (c->n.rounds % 40 == 39) {
+		churn_close(c);
+		churn_open(c);
+	}
+	c->n.rounds++;
+}
+
+static int mode_churn(int secs)
+{
+	struct churn c = { .seed = (unsigned)getpid() };
+	churn_open(&c);
+	publish();
+	time_t end = time(NULL) + secs;
+	while (!stopping && time(NULL) < end) {
+		churn_round(&c);
+		usleep(50 * 1000);
+	}
+	churn_close(&c);
+	printf("churn rounds=%u qps_created=%u qps_destroyed=%u qps_to_err=%u qps_to_reset=%u "
+	       "modify_failed=%u mrs_registered=%u mrs_deregistered=%u threads=%u contexts=%u\n",
+	       c.n.rounds, c.n.qps_created, c.n.qps_destroyed, c.n.qps_to_err, c.n.qps_to_reset,
+	       c.n.modify_failed, c.n.mrs_registered, c.n.mrs_deregistered, c.n.threads,
+	       c.n.contexts);
+	return 0;
+}
+
+static int mode_flash(int ms)
+{
+	struct ibv_context *ctx = open_device(dev_name);
+	struct ibv_pd *pd = new_pd(ctx);
+	struct ibv_cq *cq = new_cq(ctx, 4);
+	new_mr(pd, 4096, IBV_ACCESS_LOCAL_WRITE);
+	qp_in(pd, cq, IBV_QPT_RC, IBV_QPS_ERR, 0);
+	usleep(ms * 1000);
+	return 0; /* the kernel releases everything when the process exits */
+}
+
 int main(int argc, char **argv)
 {
 	int opt;
@@ -533,7 +731,7 @@ int main(int argc, char **argv)
 		default: goto usage;
 		}
 	}
-	if (!ready_path || optind >= argc)
+	if (optind >= argc)
 		goto usage;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);
@@ -551,8 +749,12 @@ int main(int argc, char **argv)
 		return mode_pair(nrest > 0 ? atoi(rest[0]) : 3);
 	if (!strcmp(mode, "cm") && nrest == 2)
 		return mode_cm(rest[0], atoi(rest[1]));
+	if (!strcmp(mode, "churn") && nrest == 1)
+		return mode_churn(atoi(rest[0]));
+	if (!strcmp(mode, "flash") && nrest == 1)
+		return mode_flash(atoi(rest[0]));
 usage:
-	fprintf(stderr, "usage: vm_workload -r READY [-d DEV] [-g GID_INDEX] "
-			"objects [DEV2] | threads | pair RETRY | cm ADDR PORT\n");
+	fprintf(stderr, "usage: vm_workload [-r READY] [-d DEV] [-g GID_INDEX] objects [DEV2] | "
+			"threads | pair RETRY | cm ADDR PORT | churn SECS | flash MS\n");
 	return 2;
 }
