@@ -2,6 +2,7 @@
 //! (tests/vm/run-vm.sh + scenarios/main.sh), load what it recorded, and the
 //! comparisons' building blocks.
 
+pub mod cgroup;
 pub mod checks;
 pub mod compare;
 pub mod failures;
@@ -12,6 +13,7 @@ pub mod restop;
 pub mod schema;
 pub mod screen;
 
+use cgroup::Cgroup;
 use phases::{Churn, Tui, Vanish};
 use rdma::Snapshot;
 use ready::Ready;
@@ -128,6 +130,7 @@ pub struct Results {
     pub tui: Result<Tui, String>,
     pub churn: Result<Churn, String>,
     pub vanish: Result<Vanish, String>,
+    pub cgroup: Result<Cgroup, String>,
     pub ready: Vec<Ready>,
     pub links: Vec<Link>,
     /// (device, type) → the device limit `ibv_devinfo -v` printed.
@@ -163,6 +166,7 @@ impl Results {
             tui: Tui::load(&dir.join("tui")),
             churn: Churn::load(&dir.join("churn"), &dir.join("procs")),
             vanish: Vanish::load(&dir.join("vanish")),
+            cgroup: Cgroup::load(&dir.join("cgroup")),
             ready,
             links: load_links(&dir.join("env/rdma-link.json"))?,
             limits: load_limits(&dir.join("env/ibv_devinfo.txt"))?,

@@ -12,6 +12,9 @@
 #    3 x --once.
 # 5. vanish: the users of rxe1 are stopped, then `rdma link delete rxe1` while
 #    the interactive view (-d 500ms) and a loop of `restop --json` run.
+# 6. cgroup: a workload of its own in cgroup v2 /pod1/c1, with `rdma.max` quotas
+#    at (c1: hca_handle) and near (pod1: hca_object) their limit; `restop
+#    --json` and `--once`; the workload is stopped before the phase ends.
 #
 # Output:
 #   ready/<workload>.txt             what each workload created (see vm_workload.c)
@@ -26,6 +29,9 @@
 #                flash.log (short-lived processes), flash.count
 #   vanish/      rdma-before/, rdma-after/ (+ tasks), json-NN.*, delete.{rc,uptime,stderr},
 #                tui/ (before.txt, after.txt, quit.txt, rc, ...)
+#   cgroup/      ready.txt (the workload's), proc-cgroup.txt (its /proc/PID/cgroup),
+#                files-before/, files-after/ (rdma.max and rdma.current of pod1 and pod1/c1
+#                as pod1.max, pod1.current, pod1-c1.max, ...), json.*, once.*
 #   env/         devices, links, ibv_devinfo -v, modules
 # Without a restop binary in the guest (run-vm.sh without -b) the restop steps
 # are skipped and restop.missing is written.
@@ -191,12 +197,51 @@ phase_vanish() {
 	mark "vanish-done"
 }
 
+# cgroup_files DIR: rdma.max and rdma.current of /pod1 and /pod1/c1 into $OUT/DIR
+cgroup_files() {
+	local cg=/sys/fs/cgroup g
+	mkdir -p "$OUT/$1"
+	for g in pod1 pod1/c1; do
+		cat "$cg/$g/rdma.max" >"$OUT/$1/${g//\//-}.max"
+		cat "$cg/$g/rdma.current" >"$OUT/$1/${g//\//-}.current"
+	done
+}
+
+# cgroup: the rdma controller's quotas on a workload of its own (on rxe0, which
+# outlives the vanish phase), in /pod1/c1. c1 allows 1 device context, which
+# the workload holds (100%); pod1 allows one verbs object more than it holds.
+phase_cgroup() {
+	local d=$OUT/cgroup cg=/sys/fs/cgroup cur
+	mkdir -p "$d"
+	grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg || return 1
+	echo +rdma >$cg/cgroup.subtree_control || return 1
+	mkdir -p $cg/pod1/c1
+	echo +rdma >$cg/pod1/cgroup.subtree_control || return 1
+	# into the cgroup before exec: every object is charged to c1 and pod1
+	spawn cgroup bash -c "echo \$\$ >$cg/pod1/c1/cgroup.procs && exec vm_workload -r /tmp/cgroup.ready -d rxe0 -g $RXE0_GID threads"
+	wait_ready /tmp/cgroup.ready 30 || return 1
+	cp /tmp/cgroup.ready "$d/ready.txt"
+	cat "/proc/$PID_cgroup/cgroup" >"$d/proc-cgroup.txt"
+	cur=$(sed -n 's/^rxe0 hca_handle=[0-9]* hca_object=\([0-9]*\).*/\1/p' $cg/pod1/rdma.current)
+	echo "rxe0 hca_handle=max hca_object=$((cur + 1))" >$cg/pod1/rdma.max || return 1
+	echo "rxe0 hca_handle=1 hca_object=max" >$cg/pod1/c1/rdma.max || return 1
+	cgroup_files cgroup/files-before
+	capture cgroup/json restop --json
+	capture cgroup/once env COLUMNS=160 restop --once
+	cgroup_files cgroup/files-after
+	kill -TERM "$PID_cgroup"
+	wait "$PID_cgroup"
+	rmdir $cg/pod1/c1 $cg/pod1
+	mark "cgroup-done"
+}
+
 if command -v restop >/dev/null; then
 	phase_snapshot
 	phase_user
 	phase_tui
 	phase_churn || log "churn phase failed"
 	phase_vanish
+	phase_cgroup || log "cgroup phase failed"
 else
 	echo "no restop binary in the guest (run-vm.sh -b PATH)" >"$OUT"/restop.missing
 	rdma_dump rdma-before
