@@ -2,6 +2,7 @@
 
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::history::HistoryConfig;
 use std::time::Duration;
 
 /// Usage ratios at which a gauge turns to warning and critical colours.
@@ -53,6 +54,8 @@ pub struct AppConfig {
     pub color: bool,
     /// Mouse capture on.
     pub mouse: bool,
+    /// How much history is kept, the trend window and the alert thresholds.
+    pub history: HistoryConfig,
 }
 
 impl Default for AppConfig {
@@ -65,6 +68,7 @@ impl Default for AppConfig {
             thresholds: Thresholds::default(),
             color: true,
             mouse: true,
+            history: HistoryConfig::default(),
         }
     }
 }

@@ -114,6 +114,8 @@ pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
 pub struct DrillLayout {
     /// Who this is: pid, name, user, container, devices.
     pub info: Rect,
+    /// How its counts moved over the trend window; the leak verdict.
+    pub trend: Rect,
     pub tabs: Rect,
     pub table: TablePane,
     pub totals: Rect,
@@ -121,15 +123,17 @@ pub struct DrillLayout {
 
 pub fn drill_layout(body: Rect) -> DrillLayout {
     let info_h = 1.min(body.height);
-    let totals_h = 1.min(body.height.saturating_sub(info_h));
+    let trend_h = 1.min(body.height.saturating_sub(info_h));
+    let totals_h = 1.min(body.height.saturating_sub(info_h + trend_h));
     let table = TablePane::new(Rect::new(
         body.x,
-        body.y + info_h,
+        body.y + info_h + trend_h,
         body.width,
-        body.height.saturating_sub(info_h + totals_h),
+        body.height.saturating_sub(info_h + trend_h + totals_h),
     ));
     DrillLayout {
         info: Rect::new(body.x, body.y, body.width, info_h),
+        trend: Rect::new(body.x, body.y + info_h, body.width, trend_h),
         // The tab bar is the table's title line.
         tabs: table.title,
         table,

@@ -12,6 +12,7 @@ pub mod layout;
 pub mod object_rows;
 pub mod object_table;
 pub mod state;
+pub mod trends_view;
 pub mod update;
 
 pub use config::{AppConfig, Level, Thresholds};

@@ -11,6 +11,7 @@ use crate::app::config::default_direction;
 use crate::app::{App, AppConfig, Command, Event, Thresholds};
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::history::HistoryConfig;
 use crate::source::Source;
 use crate::ui;
 use collector::Control;
@@ -38,6 +39,8 @@ pub struct TuiOptions {
     /// Use colours (`--no-color` turns them off; so does a non-empty `NO_COLOR`).
     pub color: bool,
     pub thresholds: Thresholds,
+    /// `--retention`, `--trend-window`, `--err-linger`.
+    pub history: HistoryConfig,
 }
 
 impl Default for TuiOptions {
@@ -50,6 +53,7 @@ impl Default for TuiOptions {
             mouse: true,
             color: true,
             thresholds: Thresholds::default(),
+            history: HistoryConfig::default(),
         }
     }
 }
@@ -73,6 +77,7 @@ impl TuiOptions {
             thresholds: self.thresholds,
             color: self.color && !no_color_env(),
             mouse: self.mouse,
+            history: self.history.clone(),
         }
     }
 }

@@ -67,7 +67,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             key("␣"),
             word(" freeze"),
         ]),
-        Some(Screen::ErrorQps) => spans.extend([
+        Some(Screen::ErrorQps | Screen::Alerts) => spans.extend([
             key("Esc"),
             word(" back "),
             key("⏎"),
