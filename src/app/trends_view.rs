@@ -147,7 +147,8 @@ pub fn alert_columns() -> Vec<Column> {
     vec![
         Column::left("KIND", 21),
         Column::right("FOR", 8),
-        Column::left("WHAT", 60),
+        // As wide as the screen allows: messages are sentences.
+        Column::left("WHAT", 400),
     ]
 }
 

@@ -55,7 +55,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
     let placed = fit_consumer_columns_with(&app.filter, pane.header.width, app.sparklines);
     if pane.header.height > 0 {
         for p in &placed {
-            let sorted = p.column.sort_key() == app.sort;
+            let sorted =
+                p.column.sort_key() == app.sort && !matches!(p.column, ConsumerColumn::Trend(_));
             let title = if sorted {
                 format!("{}{}", p.column.title(), sort_marker(app.direction))
             } else {

@@ -15,6 +15,9 @@ const PARTIAL: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'
 /// Narrowest bar worth drawing.
 const MIN_BAR: usize = 2;
 
+/// Narrowest sparkline that leaves room to `used/max` next to it.
+const MIN_SPARKLINE: usize = 6;
+
 /// A bar `width` cells wide filled to `ratio` (clamped to 0..=1), in eighths:
 /// the filled part and the empty track.
 pub fn bar(ratio: f64, width: usize) -> (String, String) {
@@ -91,6 +94,11 @@ pub fn plan_for(
             } else {
                 0
             };
+            // A sparkline needs some width to say anything: it takes the
+            // room of `used/max` when that would leave it too little.
+            if full && bar_without_limit && bar < MIN_SPARKLINE && widest(false) < text {
+                continue;
+            }
             return GaugePlan { full, bar, text };
         }
     }

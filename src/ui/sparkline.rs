@@ -7,8 +7,9 @@ use std::time::Duration;
 const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// `values` (oldest first) as a line of block characters at most `width`
-/// wide, right-aligned, scaled from their minimum to their maximum. A flat
-/// series is a flat line at the bottom.
+/// wide, right-aligned, scaled from their minimum over at least a tenth of
+/// their maximum: jitter of a few objects in thousands only ripples at the
+/// bottom, while real growth climbs to the top. A flat series is a flat line.
 pub fn sparkline(values: &[u64], width: usize) -> String {
     if width == 0 || values.is_empty() {
         return " ".repeat(width);
@@ -23,13 +24,11 @@ pub fn sparkline(values: &[u64], width: usize) -> String {
     };
     let min = picked.iter().copied().min().unwrap_or(0);
     let max = picked.iter().copied().max().unwrap_or(0);
+    let range = (max - min).max(max / 10).max(1);
     let line: String = picked
         .iter()
         .map(|v| {
-            if max == min {
-                return LEVELS[0];
-            }
-            let level = (v - min) as u128 * 7 / (max - min) as u128;
+            let level = u128::from(v - min) * 7 / u128::from(range);
             LEVELS[usize::try_from(level).unwrap_or(7).min(7)]
         })
         .collect();
@@ -77,6 +76,8 @@ mod tests {
     #[test]
     fn sparklines_scale_and_fit() {
         assert_eq!(sparkline(&[0, 7, 14], 3), "▁▄█");
+        assert_eq!(sparkline(&[1000, 1010, 990], 3), "▁▂▁", "jitter ripples");
+        assert_eq!(sparkline(&[100, 150, 200], 3), "▁▄█", "growth climbs");
         assert_eq!(sparkline(&[5, 5], 4), "  ▁▁");
         assert_eq!(sparkline(&(0..24).collect::<Vec<u64>>(), 8), "▁▂▃▄▄▅▆█");
         assert_eq!(sparkline(&[], 3), "   ");
