@@ -79,7 +79,7 @@ mod tests {
         assert_eq!(sparkline(&[1000, 1010, 990], 3), "▁▂▁", "jitter ripples");
         assert_eq!(sparkline(&[100, 150, 200], 3), "▁▄█", "growth climbs");
         assert_eq!(sparkline(&[5, 5], 4), "  ▁▁");
-        assert_eq!(sparkline(&(0..24).collect::<Vec<u64>>(), 8), "▁▂▃▄▄▅▆█");
+        assert_eq!(sparkline(&(0..24).collect::<Vec<u64>>(), 8), "▁▂▃▄▅▆▇█");
         assert_eq!(sparkline(&[], 3), "   ");
         assert_eq!(sparkline(&[1, 2], 0), "");
     }
