@@ -18,6 +18,10 @@ Examples:
   restop --once --dev mlx5_0 --type qp,mr
   restop --once --state ERR       who holds QPs in the ERR state
   restop --once --sort mr_bytes --top 5
+  restop --batch -n 3 -d 5s          a report every 5 seconds, three times
+  restop --batch --json | jq .meta    JSON Lines: one document per line
+  restop --record leak.rec            watch and record (docs/recording.md)
+  restop --replay leak.rec            watch the recording again
 
 Exit status: 0 report shown, 1 nothing could be collected (or --dev named no
 device), 2 usage error.";
@@ -48,15 +52,75 @@ pub struct Cli {
     )]
     pub once: bool,
 
-    /// Print one JSON document and exit (implies --once).
+    /// Print one JSON document and exit (implies --once); JSON Lines with --batch.
     #[arg(
         long,
         help_heading = "Mode",
         long_help = "Print one JSON document and exit (implies --once). The schema is \
-                     versioned and described in docs/json.md.\n\n\
+                     versioned and described in docs/json.md. With --batch: one compact \
+                     document per line, every interval.\n\n\
                      Example: restop --json | jq '.processes[0]'"
     )]
     pub json: bool,
+
+    /// Print a report every interval, like `top -b`.
+    #[arg(
+        long,
+        help_heading = "Mode",
+        long_help = "Print a report every interval (-d) until stopped or -n reports were \
+                     printed, like `top -b`. Each report is the --once report under a \
+                     `=== restop tick N: <time> ===` line; with --json, one compact JSON \
+                     document per line (JSON Lines) with trend fields. Output is flushed \
+                     after every report; a closed pipe or SIGINT/SIGTERM ends it cleanly \
+                     (status 0). With --replay the recording is printed as fast as it is \
+                     read.\n\n\
+                     Examples: restop --batch -n 3 -d 5s   restop --batch --json | head -1"
+    )]
+    pub batch: bool,
+
+    /// With --batch: stop after N reports.
+    #[arg(
+        short = 'n',
+        long = "iterations",
+        value_name = "N",
+        requires = "batch",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help_heading = "Mode",
+        long_help = "With --batch: stop after N reports (default: until stopped, or until \
+                     the end of a replay).\n\nExample: restop --batch -n 10 -d 1s"
+    )]
+    pub iterations: Option<u64>,
+
+    /// Also write every snapshot to FILE (see docs/recording.md).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "replay",
+        help_heading = "Recording",
+        long_help = "Write every snapshot collected to FILE while the interactive view or \
+                     --batch runs (--once and --json record their one snapshot): compact \
+                     (about 2 KiB per snapshot of the demo host), append-only, readable \
+                     after a crash. An existing recording is continued; a file that is \
+                     not a restop recording is refused. A failed write (disk full) is \
+                     shown as a warning and retried; the session goes on. Format: \
+                     docs/recording.md.\n\nExample: restop --record /var/tmp/rdma.rec"
+    )]
+    pub record: Option<std::path::PathBuf>,
+
+    /// Show a recording made with --record instead of this host.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "demo",
+        help_heading = "Recording",
+        long_help = "Show the snapshots of a recording made with --record instead of this \
+                     host, marked REPLAY. The interactive view plays it at its recorded \
+                     pace with pause (Space), step (, .), speed ([ ]) and seek ({ } ^ $); \
+                     --once and --json show its first snapshot; --batch prints every \
+                     snapshot as fast as it is read.\n\n\
+                     Examples: restop --replay rdma.rec   restop --replay rdma.rec --batch --json"
+    )]
+    pub replay: Option<std::path::PathBuf>,
 
     /// Show a simulated host instead of this one.
     #[arg(
@@ -90,8 +154,9 @@ pub struct Cli {
         value_parser = parse_duration,
         allow_hyphen_values = true,
         help_heading = "Source",
-        long_help = "Time between refreshes of the interactive view; with --demo, also \
-                     how far the simulated host moves per refresh. A number with a unit \
+        long_help = "Time between refreshes of the interactive view and between --batch \
+                     reports; with --demo, also how far the simulated host moves per \
+                     refresh. A number with a unit \
                      (ms, s, m, h); a bare number is seconds. Must be greater than zero.\n\n\
                      Examples: -d 500ms, --delay 2s, -d 1.5, -d 1m"
     )]
@@ -231,11 +296,21 @@ pub enum Mode {
     Interactive,
     Once,
     Json,
+    /// `--batch`: text reports every interval.
+    Batch,
+    /// `--batch --json`: JSON Lines.
+    BatchJson,
 }
 
 impl Cli {
     pub fn mode(&self) -> Mode {
-        if self.json {
+        if self.batch {
+            if self.json {
+                Mode::BatchJson
+            } else {
+                Mode::Batch
+            }
+        } else if self.json {
             Mode::Json
         } else if self.once {
             Mode::Once
@@ -395,6 +470,27 @@ mod tests {
         assert_eq!(parse(&["--once"]).unwrap().mode(), Mode::Once);
         assert_eq!(parse(&["--json"]).unwrap().mode(), Mode::Json);
         assert_eq!(parse(&["--once", "--json"]).unwrap().mode(), Mode::Json);
+    }
+
+    #[test]
+    fn batch_mode_and_its_iterations() {
+        assert_eq!(parse(&["--batch"]).unwrap().mode(), Mode::Batch);
+        assert_eq!(
+            parse(&["--batch", "--json"]).unwrap().mode(),
+            Mode::BatchJson
+        );
+        assert_eq!(parse(&["--batch", "-n", "3"]).unwrap().iterations, Some(3));
+        assert_eq!(parse(&["--batch"]).unwrap().iterations, None);
+        assert!(parse(&["-n", "3"]).is_err(), "-n needs --batch");
+        assert!(parse(&["--batch", "-n", "0"]).is_err());
+    }
+
+    #[test]
+    fn record_and_replay_exclude_each_other_and_the_demo() {
+        assert!(parse(&["--record", "a", "--replay", "b"]).is_err());
+        assert!(parse(&["--replay", "b", "--demo"]).is_err());
+        let cli = parse(&["--demo", "--record", "a.rec"]).unwrap();
+        assert_eq!(cli.record.as_deref(), Some(std::path::Path::new("a.rec")));
     }
 
     #[test]

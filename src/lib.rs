@@ -3,15 +3,18 @@
 //! Layers, each depending only on those before it:
 //! `nldev` + `collect` (read the kernel and procfs) → `model` (plain data, pure
 //! aggregation) → `app` (state and updates) → `ui` / `output` (render only).
-//! Every producer of snapshots implements [`source::Source`].
+//! Every producer of snapshots implements [`source::Source`]; `record` writes
+//! them to a file and replays them, `batch` prints them at an interval.
 
 pub mod app;
+pub mod batch;
 pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod model;
 pub mod nldev;
 pub mod output;
+pub mod record;
 pub mod source;
 pub mod tui;
 pub mod ui;

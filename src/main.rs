@@ -3,11 +3,13 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use restop::batch::{self, BatchError, BatchFormat, BatchOptions};
 use restop::cli::{Cli, Mode};
 use restop::collect::{LiveOptions, LiveSource};
 use restop::demo::DemoSource;
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::output::{self, OnceOptions};
+use restop::record::{Opening, RecordWriter, RecordingSource, ReplaySource};
 use restop::source::{CollectRequest, Source};
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
     let outcome = match cli.mode() {
         Mode::Interactive => run_interactive(&cli),
         Mode::Once | Mode::Json => run_once(&cli),
+        Mode::Batch | Mode::BatchJson => run_batch(&cli),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -41,19 +44,63 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
         tell("the interactive view needs a terminal; use --once or --json in pipes and scripts");
         return Ok(EXIT_USAGE);
     }
-    restop::tui::run(
-        open_source(cli)?,
-        restop::tui::TuiOptions {
-            interval: cli.delay,
-            filter: cli.filter(),
-            sort: cli.sort,
-            direction: Some(cli.sort_direction()),
-            mouse: !cli.no_mouse,
-            color: !cli.no_color,
-            ..Default::default()
+    let options = restop::tui::TuiOptions {
+        interval: cli.delay,
+        filter: cli.filter(),
+        sort: cli.sort,
+        direction: Some(cli.sort_direction()),
+        mouse: !cli.no_mouse,
+        color: !cli.no_color,
+        ..Default::default()
+    };
+    if let Some(path) = &cli.replay {
+        let replay = ReplaySource::open(path)?;
+        return restop::tui::run_replay(replay, options).map(|()| EXIT_OK);
+    }
+    let mut source = open_source(cli)?;
+    if let Some(writer) = open_recorder(cli, source.kind())? {
+        source = Box::new(RecordingSource::new(source, writer));
+    }
+    restop::tui::run(source, options).map(|()| EXIT_OK)
+}
+
+/// `--batch`: reports every interval until `-n`, the end of a replay, a
+/// closed pipe or a termination signal.
+fn run_batch(cli: &Cli) -> Result<u8> {
+    let mut source = open_source(cli)?;
+    let mut recorder = open_recorder(cli, source.kind())?;
+    let _signals = restop::tui::signals::install()?;
+    let options = BatchOptions {
+        interval: cli.delay,
+        iterations: cli.iterations,
+        format: match cli.mode() {
+            Mode::BatchJson => BatchFormat::JsonLines,
+            _ => BatchFormat::Text(OnceOptions {
+                top: cli.top,
+                sort: cli.sort,
+                direction: cli.sort_direction(),
+            }),
         },
-    )
-    .map(|()| EXIT_OK)
+        filter: cli.filter(),
+        paced: cli.replay.is_none(),
+    };
+    let mut out = io::stdout().lock();
+    let ended = batch::run(
+        source.as_mut(),
+        recorder.as_mut(),
+        &options,
+        &mut out,
+        &restop::tui::signals::termination_requested,
+        &mut |message: &str| tell(message),
+    );
+    match ended {
+        Ok(_) => Ok(EXIT_OK),
+        Err(BatchError::NoDevices) => {
+            tell(&BatchError::NoDevices.to_string());
+            Ok(EXIT_NOTHING)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// `--once` and `--json`: one collection, one rendering, one write.
@@ -63,9 +110,14 @@ fn run_once(cli: &Cli) -> Result<u8> {
         details: DetailScope::ErrorsOnly,
         force_objects: true,
     };
-    let snapshot = source
+    let mut snapshot = source
         .collect(&request)
         .context("collecting RDMA resources")?;
+    if let Some(mut writer) = open_recorder(cli, source.kind())?
+        && let Some(failure) = writer.record_into(&mut snapshot, &request.details)
+    {
+        tell(&failure);
+    }
     if snapshot.devices.is_empty() && snapshot.meta.source == SourceKind::Live {
         tell(
             "no RDMA devices on this host (none is visible in this network namespace).\n\
@@ -96,8 +148,12 @@ fn run_once(cli: &Cli) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// The live host, or the simulated one when asked: never a silent fallback.
+/// The live host, the simulated one or a recording, as asked: never a
+/// silent fallback.
 fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
+    if let Some(path) = &cli.replay {
+        return Ok(Box::new(ReplaySource::open(path)?));
+    }
     if cli.demo {
         return Ok(Box::new(DemoSource::new(cli.seed, cli.delay)));
     }
@@ -107,6 +163,26 @@ fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
         ..LiveOptions::default()
     };
     Ok(Box::new(LiveSource::open(options)?))
+}
+
+/// `--record FILE`: the writer, or `None` without the option. Opening
+/// errors end restop before anything runs: recording was asked for.
+fn open_recorder(cli: &Cli, source: SourceKind) -> Result<Option<RecordWriter>> {
+    let Some(path) = &cli.record else {
+        return Ok(None);
+    };
+    let writer = RecordWriter::open(path, source, cli.delay).context("cannot record")?;
+    if let Opening::Appended {
+        dropped: Some(note),
+        ..
+    } = writer.opening()
+    {
+        tell(&format!(
+            "{}: {note}; recording continues after it",
+            writer.path()
+        ));
+    }
+    Ok(Some(writer))
 }
 
 fn json_text(snapshot: &Snapshot, filter: &restop::model::filter::Filter) -> Result<String> {

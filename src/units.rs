@@ -133,6 +133,20 @@ fn trim_zero_decimal(text: String) -> String {
     }
 }
 
+/// Cuts `text` to at most `width` characters, marking the cut with `…`.
+/// Shared by the report and the interactive view so both cut names alike.
+pub fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = text.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

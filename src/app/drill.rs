@@ -14,6 +14,8 @@ pub enum DetailState {
     Loading,
     /// The view is frozen on a snapshot collected without them.
     NotInFrozen,
+    /// A replay: the recording kept only this owner's ERROR QPs.
+    NotRecorded,
 }
 
 #[derive(Clone, Debug, PartialEq)]

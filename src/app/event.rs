@@ -34,4 +34,6 @@ pub enum Command {
     SetInterval(Duration),
     /// Keep these objects in detail from the next collection on (collect soon).
     SetDetails(DetailScope),
+    /// A replay: show the recording's snapshot at this index (0-based).
+    ShowRecord(usize),
 }

@@ -36,6 +36,18 @@ pub enum Action {
     Right,
     /// `1`..`7`: a drill-down tab by number.
     Tab(usize),
+    /// Replay: `,` `.` one snapshot back / forward.
+    StepBack,
+    StepForward,
+    /// Replay: `[` `]` slower / faster.
+    Slower,
+    Faster,
+    /// Replay: `{` `}` one minute back / forward.
+    MinuteBack,
+    MinuteForward,
+    /// Replay: `^` `$` first / last snapshot.
+    First,
+    Last,
 }
 
 /// The action for a key in normal (not text-editing) mode.
@@ -74,6 +86,14 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Left | KeyCode::Char('h') => Action::Left,
         KeyCode::Right | KeyCode::Char('l') => Action::Right,
         KeyCode::Char(c @ '1'..='7') => Action::Tab(usize::from(c as u8 - b'1')),
+        KeyCode::Char(',') => Action::StepBack,
+        KeyCode::Char('.') => Action::StepForward,
+        KeyCode::Char('[') => Action::Slower,
+        KeyCode::Char(']') => Action::Faster,
+        KeyCode::Char('{') => Action::MinuteBack,
+        KeyCode::Char('}') => Action::MinuteForward,
+        KeyCode::Char('^') => Action::First,
+        KeyCode::Char('$') => Action::Last,
         _ => return None,
     };
     Some(action)
@@ -120,6 +140,11 @@ pub const HELP: &[(&str, &str)] = &[
         "click",
         "select a row; a column header sorts (again: reverses)",
     ),
+    ("Space (replay)", "pause / play the recording"),
+    (",  .", "replay: one snapshot back / forward (pauses)"),
+    ("[  ]", "replay: slower / faster (¼× … 64×)"),
+    ("{  }", "replay: one minute back / forward"),
+    ("^  $", "replay: first / last snapshot"),
 ];
 
 #[cfg(test)]

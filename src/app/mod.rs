@@ -11,10 +11,12 @@ pub mod keys;
 pub mod layout;
 pub mod object_rows;
 pub mod object_table;
+pub mod replay;
 pub mod state;
 pub mod trends_view;
 pub mod update;
 
 pub use config::{AppConfig, Level, Thresholds};
 pub use event::{Command, Event};
+pub use replay::ReplayState;
 pub use state::{App, FilterEdit, Focus, Screen};

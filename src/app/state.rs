@@ -4,10 +4,11 @@
 use super::config::AppConfig;
 use super::cursor::Cursor;
 use super::devices_view::{DeviceRow, device_rows};
-use super::drill::{DrillView, scope_covers};
+use super::drill::{DetailState, DrillView, scope_covers};
 use super::layout::{self, FrameLayout, MainLayout};
 use super::object_rows::{ERROR_AGE_COLUMN, error_columns, error_row};
 use super::object_table::ObjectTable;
+use super::replay::ReplayState;
 use super::trends_view::{
     ALERT_AGE_COLUMN, TrendViews, alert_columns, alert_rows, baseline_deltas, error_age,
     sort_by_delta,
@@ -98,6 +99,8 @@ pub struct App {
     /// Help overlay open, scrolled this many lines.
     pub help: Option<u16>,
     pub quitting: bool,
+    /// Playing a recording (`--replay`): position, speed, pace.
+    pub replay: Option<ReplayState>,
 }
 
 impl App {
@@ -133,8 +136,15 @@ impl App {
             screens: Vec::new(),
             help: None,
             quitting: false,
+            replay: None,
             config,
         }
+    }
+
+    /// Plays a recording whose snapshots were collected at `times` (Unix ms):
+    /// snapshots then come when `ShowRecord` commands ask for them.
+    pub fn start_replay(&mut self, times: Vec<u64>) {
+        self.replay = Some(ReplayState::new(times));
     }
 
     /// The snapshot on screen (the frozen one while frozen).
@@ -245,6 +255,10 @@ impl App {
                         &self.shown_details,
                         self.frozen,
                     );
+                    // A recording cannot be asked for more than it kept.
+                    if self.replay.is_some() && d.details != DetailState::Loaded {
+                        d.details = DetailState::NotRecorded;
+                    }
                 }
             }
         }

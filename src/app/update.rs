@@ -34,13 +34,21 @@ impl App {
                 Ok(snapshot) => self.receive(*snapshot, details),
                 Err(e) => self.collect_error = Some(e.to_string()),
             },
-            Event::Tick(now_ms) => self.now_ms = now_ms,
+            Event::Tick(now_ms) => {
+                self.now_ms = now_ms;
+                if let Some(replay) = self.replay.as_mut() {
+                    replay.tick(now_ms);
+                }
+            }
             Event::Quit => self.quit(&mut commands),
         }
         let wanted = self.wanted_details();
         if wanted != self.requested_details {
             self.requested_details = wanted.clone();
             commands.push(Command::SetDetails(wanted));
+        }
+        if let Some(index) = self.replay.as_mut().and_then(|r| r.take_request()) {
+            commands.push(Command::ShowRecord(index));
         }
         commands
     }
@@ -146,12 +154,45 @@ impl App {
             Action::SortNext => self.step_sort(1),
             Action::SortPrev => self.step_sort(-1),
             Action::Reverse => self.reverse_sort(),
-            Action::Freeze => self.toggle_freeze(),
+            Action::Freeze => match self.replay.as_mut() {
+                // A replay pauses instead: nothing new arrives while paused.
+                Some(replay) => replay.toggle_play(self.now_ms),
+                None => self.toggle_freeze(),
+            },
+            // A replay follows the recorded pace, not an interval.
+            Action::IntervalLonger | Action::IntervalShorter if self.replay.is_some() => {}
             Action::IntervalLonger => self.set_interval(longer_interval(self.interval), commands),
             Action::IntervalShorter => self.set_interval(shorter_interval(self.interval), commands),
             Action::NextPane | Action::Right => self.next_pane(1, action),
             Action::PrevPane | Action::Left => self.next_pane(-1, action),
             Action::Tab(i) => self.select_tab_index(i),
+            Action::StepBack
+            | Action::StepForward
+            | Action::Slower
+            | Action::Faster
+            | Action::MinuteBack
+            | Action::MinuteForward
+            | Action::First
+            | Action::Last => self.on_replay_action(action),
+        }
+    }
+
+    /// The replay keys; they do nothing on live or simulated data.
+    fn on_replay_action(&mut self, action: Action) {
+        let now = self.now_ms;
+        let Some(replay) = self.replay.as_mut() else {
+            return;
+        };
+        match action {
+            Action::StepBack => replay.step(-1),
+            Action::StepForward => replay.step(1),
+            Action::Slower => replay.change_speed(-1, now),
+            Action::Faster => replay.change_speed(1, now),
+            Action::MinuteBack => replay.seek_by(-60_000, now),
+            Action::MinuteForward => replay.seek_by(60_000, now),
+            Action::First => replay.seek_start(now),
+            Action::Last => replay.seek_end(now),
+            _ => {}
         }
     }
 

@@ -164,13 +164,13 @@ impl<T: Transport> LiveSource<T> {
             .view
             .as_ref()
             .is_none_or(|v| v.scope != request.details);
-        if request.force_objects || scope_changed || self.cadence.due(Instant::now()) {
+        let dump_due = request.force_objects || scope_changed || self.cadence.due(Instant::now());
+        if dump_due {
             let dump_start = Instant::now();
             let view = self.dump_objects(&devices, request.details.clone());
             self.cadence.record(dump_start, dump_start.elapsed());
             self.view = Some(view);
-        }
-        if self.cadence.postponed(Instant::now()) {
+        } else if self.cadence.postponed(Instant::now()) {
             warnings.push(Warning::new(
                 WarningKind::SlowDump,
                 format!(

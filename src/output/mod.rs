@@ -1,7 +1,8 @@
-//! Rendering snapshots for `--once` and `--json`. Pure functions from a
+//! Rendering snapshots for `--once`, `--json` and `--batch`. Pure functions from a
 //! snapshot and the filters to text or a serializable document; the caller
 //! writes them out.
 
+pub mod batch;
 pub mod json;
 pub mod rfc3339;
 pub mod selection;

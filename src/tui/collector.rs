@@ -14,6 +14,8 @@ pub enum Control {
     SetInterval(Duration),
     /// Keep these objects in detail; collect again right away.
     SetDetails(DetailScope),
+    /// A replay: read and send this snapshot (the collector ignores it).
+    Show(usize),
     Stop,
 }
 
@@ -68,6 +70,7 @@ fn run(
                     force_objects = true;
                     break;
                 }
+                Ok(Control::Show(_)) => {}
                 Ok(Control::Stop) | Err(RecvTimeoutError::Disconnected) => return,
                 Err(RecvTimeoutError::Timeout) => break,
             }

@@ -4,14 +4,17 @@
 
 pub mod collector;
 pub mod input;
+pub mod replayer;
 pub mod signals;
 pub mod terminal;
 
 use crate::app::config::default_direction;
 use crate::app::{App, AppConfig, Command, Event, Thresholds};
+use crate::model::SourceKind;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
+use crate::record::ReplaySource;
 use crate::source::Source;
 use crate::ui;
 use collector::Control;
@@ -98,8 +101,31 @@ fn now_ms() -> u64 {
 /// Runs the interactive UI on the controlling terminal until the user quits
 /// or a termination signal arrives. The terminal is restored on every path.
 pub fn run(source: Box<dyn Source>, options: TuiOptions) -> anyhow::Result<()> {
-    let config = options.app_config();
-    let mut app = App::new(config, source.kind());
+    let app = App::new(options.app_config(), source.kind());
+    let interval = options.interval;
+    run_app(app, &options, move |events, control| {
+        // Never joined: a dump in progress must not delay quitting.
+        collector::spawn(source, interval, events, control).map(drop)
+    })
+}
+
+/// Runs the interactive UI on a recording: the application paces it and
+/// asks the replayer thread for each snapshot.
+pub fn run_replay(replay: ReplaySource, options: TuiOptions) -> anyhow::Result<()> {
+    let mut app = App::new(options.app_config(), SourceKind::Replay);
+    app.start_replay(replay.timeline());
+    run_app(app, &options, move |events, control| {
+        replayer::spawn(replay, events, control).map(drop)
+    })
+}
+
+/// Sets up the terminal and threads around `app`; `feed` starts the thread
+/// that sends it snapshots.
+fn run_app(
+    mut app: App,
+    options: &TuiOptions,
+    feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let _signals = signals::install()?;
     let mut guard = TerminalGuard::enter(options.mouse)?;
 
@@ -107,8 +133,7 @@ pub fn run(source: Box<dyn Source>, options: TuiOptions) -> anyhow::Result<()> {
     let (control_tx, control_rx) = mpsc::channel();
     let stop_input = Arc::new(AtomicBool::new(false));
     let input = input::spawn(events_tx.clone(), Arc::clone(&stop_input))?;
-    // The collector is never joined: a dump in progress must not delay quitting.
-    collector::spawn(source, options.interval, events_tx.clone(), control_rx)?;
+    feed(events_tx.clone(), control_rx)?;
     drop(events_tx);
 
     let result = event_loop(&mut app, guard.terminal(), &events_rx, &control_tx);
@@ -127,14 +152,23 @@ fn event_loop(
     control: &Sender<Control>,
 ) -> anyhow::Result<()> {
     let size = terminal.size()?;
-    app.update(Event::Resize(size.width, size.height));
-    app.update(Event::Tick(now_ms()));
+    let mut first = app.update(Event::Resize(size.width, size.height));
+    first.extend(app.update(Event::Tick(now_ms())));
+    if carry_out(first, control) {
+        return Ok(());
+    }
     terminal.draw(|f| ui::draw(f, app))?;
     loop {
+        // A replay's next snapshot may be due before the next tick.
+        let wait = app
+            .replay
+            .as_ref()
+            .and_then(|r| r.wait_ms(now_ms()))
+            .map_or(TICK, |ms| TICK.min(Duration::from_millis(ms)));
         let event = if signals::termination_requested() {
             Event::Quit
         } else {
-            match events.recv_timeout(TICK) {
+            match events.recv_timeout(wait) {
                 Ok(event) => event,
                 Err(RecvTimeoutError::Timeout) => Event::Tick(now_ms()),
                 Err(RecvTimeoutError::Disconnected) => Event::Quit,
@@ -145,18 +179,24 @@ fn event_loop(
         if !ticked {
             commands.extend(app.update(Event::Tick(now_ms())));
         }
-        for command in commands {
-            match command {
-                Command::Quit => return Ok(()),
-                Command::SetInterval(d) => {
-                    let _ = control.send(Control::SetInterval(d));
-                }
-                Command::SetDetails(scope) => {
-                    let _ = control.send(Control::SetDetails(scope));
-                }
-            }
+        if carry_out(commands, control) {
+            return Ok(());
         }
         // ratatui diffs against the previous frame: only changed cells are written.
         terminal.draw(|f| ui::draw(f, app))?;
     }
+}
+
+/// Passes the application's commands on; true when it asked to quit.
+fn carry_out(commands: Vec<Command>, control: &Sender<Control>) -> bool {
+    for command in commands {
+        let message = match command {
+            Command::Quit => return true,
+            Command::SetInterval(d) => Control::SetInterval(d),
+            Command::SetDetails(scope) => Control::SetDetails(scope),
+            Command::ShowRecord(index) => Control::Show(index),
+        };
+        let _ = control.send(message);
+    }
+    false
 }

@@ -50,6 +50,7 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, view: &DrillView, theme: &
         DetailState::Loaded => "none",
         DetailState::Loading => "loading objects…",
         DetailState::NotInFrozen => "frozen before these objects were collected: Space resumes",
+        DetailState::NotRecorded => "not in the recording (only ERROR QPs are)",
     };
     object_table::draw(buf, &l.table, &view.table, empty, theme);
     if view.details != DetailState::Loaded && !view.table.rows.is_empty() {

@@ -35,50 +35,48 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.title(),
         ));
     }
-    spans.extend([key("q"), word(" quit "), key("?"), word(" help ")]);
+    let mut hints: Vec<(&'static str, &'static str)> = vec![("q", " quit "), ("?", " help ")];
+    let replay = app.replay.is_some();
+    if replay {
+        // The replay keys first; Space pauses instead of freezing.
+        hints.extend([
+            ("␣", " pause "),
+            (",.", " step "),
+            ("[]", " speed "),
+            ("{}", " ±1 min "),
+        ]);
+    }
     match app.screen() {
-        None => spans.extend([
-            key("⏎"),
-            word(" details "),
-            key("e"),
-            word(" errors "),
-            key("/"),
-            word(" filter "),
-            key("s"),
-            word(" sort "),
-            key("r"),
-            word(" reverse "),
-            key("␣"),
-            word(" freeze "),
-            key("+-"),
-            word(" interval"),
+        None => hints.extend([
+            ("⏎", " details "),
+            ("e", " errors "),
+            ("/", " filter "),
+            ("s", " sort "),
+            ("r", " reverse "),
         ]),
-        Some(Screen::Drill(_)) => spans.extend([
-            key("Esc"),
-            word(" back "),
-            key("Tab"),
-            word(" type "),
-            key("s"),
-            word(" sort "),
-            key("r"),
-            word(" reverse "),
-            key("e"),
-            word(" errors "),
-            key("␣"),
-            word(" freeze"),
+        Some(Screen::Drill(_)) => hints.extend([
+            ("Esc", " back "),
+            ("Tab", " type "),
+            ("s", " sort "),
+            ("r", " reverse "),
+            ("e", " errors "),
         ]),
-        Some(Screen::ErrorQps | Screen::Alerts) => spans.extend([
-            key("Esc"),
-            word(" back "),
-            key("⏎"),
-            word(" owner "),
-            key("s"),
-            word(" sort "),
-            key("r"),
-            word(" reverse "),
-            key("␣"),
-            word(" freeze"),
+        Some(Screen::ErrorQps | Screen::Alerts) => hints.extend([
+            ("Esc", " back "),
+            ("⏎", " owner "),
+            ("s", " sort "),
+            ("r", " reverse "),
         ]),
+    }
+    // Freezing and the interval mean nothing in a replay.
+    if !replay {
+        hints.push(("␣", " freeze "));
+        if app.screen().is_none() {
+            hints.push(("+-", " interval"));
+        }
+    }
+    for (k, w) in hints {
+        spans.extend([key(k), word(w)]);
     }
     put_spans(buf, area, &spans);
 }

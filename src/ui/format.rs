@@ -1,19 +1,7 @@
 //! Fitting text into fixed-width cells. Numbers are written by
 //! `crate::units`, the same way as in every other output.
 
-/// Cuts `text` to `width` characters, marking the cut with `…`.
-pub fn fit(text: &str, width: usize) -> String {
-    let n = text.chars().count();
-    if n <= width {
-        return text.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out: String = text.chars().take(width - 1).collect();
-    out.push('…');
-    out
-}
+pub use crate::units::truncate as fit;
 
 /// Pads (or cuts) to exactly `width` characters.
 pub fn pad(text: &str, width: usize, right: bool) -> String {

@@ -2,8 +2,9 @@
 
 use super::paint::put_spans;
 use super::theme::Theme;
-use crate::app::App;
+use crate::app::{App, ReplayState};
 use crate::model::SourceKind;
+use crate::output::rfc3339::readable_from_unix_ms;
 use crate::units::duration;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -43,20 +44,43 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         };
         spans.push(Span::styled(waiting, theme.frozen_badge()));
     }
+    if let Some(replay) = &app.replay {
+        // Where in the recording, first: it is what a replay is about.
+        spans.push(sep());
+        spans.push(Span::styled(replay_badge(replay), theme.frozen_badge()));
+        spans.push(sep());
+        let at = replay
+            .recorded_at_ms()
+            .map(readable_from_unix_ms)
+            .unwrap_or_default();
+        spans.push(Span::raw(format!(
+            "{at} ({}/{})",
+            replay.position() + 1,
+            replay.len()
+        )));
+    }
     let meta = app.snapshot().map(|s| &s.meta);
     if let Some(m) = meta {
         spans.push(sep());
         spans.push(Span::styled(m.host.clone(), theme.bold()));
     }
-    spans.push(sep());
-    spans.push(Span::raw(format!("every {}", duration(app.interval))));
-    if let Some(m) = meta {
-        // Whole seconds: a sub-second age would change on every redraw.
-        let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
-        let age = if age_s == 0 {
-            "just now".to_string()
+    if app.replay.is_none() {
+        spans.push(sep());
+        spans.push(Span::raw(format!("every {}", duration(app.interval))));
+    }
+    if let Some(m) = meta.filter(|_| app.replay.is_none()) {
+        // Simulated and recorded snapshots carry their own clock, not ours:
+        // say when they were taken rather than how long ago.
+        let age = if m.source != SourceKind::Live {
+            format!("at {}", readable_from_unix_ms(m.collected_at_ms))
         } else {
-            format!("{} ago", duration(Duration::from_secs(age_s)))
+            // Whole seconds: a sub-second age would change on every redraw.
+            let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
+            if age_s == 0 {
+                "just now".to_string()
+            } else {
+                format!("{} ago", duration(Duration::from_secs(age_s)))
+            }
         };
         spans.push(sep());
         spans.push(Span::raw(format!(
@@ -67,7 +91,22 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         spans.push(sep());
         spans.push(Span::raw(format!("kernel {}", m.kernel)));
     }
+    if let (Some(m), Some(_)) = (meta, &app.replay) {
+        spans.push(sep());
+        spans.push(Span::raw(format!("kernel {}", m.kernel)));
+    }
     spans
+}
+
+/// ` PLAY 4× `, ` PAUSED 1× `, ` END `.
+fn replay_badge(replay: &ReplayState) -> String {
+    if replay.playing() {
+        format!(" PLAY {} ", replay.speed_label())
+    } else if replay.at_end() {
+        " END ".to_string()
+    } else {
+        format!(" PAUSED {} ", replay.speed_label())
+    }
 }
 
 fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {

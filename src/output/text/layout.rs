@@ -15,18 +15,7 @@ pub fn width_of(text: &str) -> usize {
     text.chars().count()
 }
 
-/// Cuts `text` to at most `width` characters, marking the cut with `…`.
-pub fn truncate(text: &str, width: usize) -> String {
-    if width_of(text) <= width {
-        return text.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out: String = text.chars().take(width - 1).collect();
-    out.push('…');
-    out
-}
+pub use crate::units::truncate;
 
 /// Lays `units` out as lines of at most `width` characters: the first line
 /// starts with `first`, the others with `rest`, units are joined by `sep` and

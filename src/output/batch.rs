@@ -1,0 +1,58 @@
+//! What `--batch` prints per tick: the `--once` report under a line naming
+//! the tick, or (`--json`) one compact `--json` document per line (JSON
+//! Lines) with the trend fields under `trends`.
+
+use super::json::{JsonDocument, render_json};
+use super::rfc3339::readable_from_unix_ms;
+use super::text::{OnceOptions, render_once};
+use crate::model::Snapshot;
+use crate::model::filter::Filter;
+use serde::Serialize;
+
+/// The line that opens each report, so ticks are easy to find and split:
+/// `=== restop tick 3: 2026-01-01 00:00:04 UTC ===`.
+pub fn tick_line(tick: u64, snapshot: &Snapshot) -> String {
+    format!(
+        "=== restop tick {tick}: {} ===",
+        readable_from_unix_ms(snapshot.meta.collected_at_ms)
+    )
+}
+
+/// Tick `tick` (from 1) as text: a blank line after the previous report,
+/// the tick line, then the `--once` report.
+pub fn text_tick(tick: u64, snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {
+    let mut out = String::new();
+    if tick > 1 {
+        out.push('\n');
+    }
+    out.push_str(&tick_line(tick, snapshot));
+    out.push('\n');
+    out.push_str(&render_once(snapshot, filter, options));
+    out
+}
+
+/// The `--json` document with the trend fields appended, keys in the
+/// documented order.
+#[derive(Serialize)]
+struct BatchDocument<'a> {
+    #[serde(flatten)]
+    document: &'a JsonDocument,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trends: Option<&'a serde_json::Value>,
+}
+
+/// One JSON Lines record: the `--json` document on one line, with `trends`
+/// when given, ending in a newline.
+pub fn json_line(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    trends: Option<&serde_json::Value>,
+) -> serde_json::Result<String> {
+    let document = render_json(snapshot, filter);
+    let mut line = serde_json::to_string(&BatchDocument {
+        document: &document,
+        trends,
+    })?;
+    line.push('\n');
+    Ok(line)
+}

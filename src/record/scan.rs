@@ -1,0 +1,418 @@
+//! Reading a recording's structure: its header, and where each complete,
+//! intact frame is. Payloads are checked (CRC) but not decoded here.
+//!
+//! The scan stops at the first frame that is incomplete or corrupt: what
+//! follows a damaged frame cannot be trusted to start on a frame boundary.
+
+use super::error::RecordError;
+use super::format::{
+    FILE_HEADER_FIXED, FORMAT_VERSION, FRAME_HEADER_LEN, FixedHeader, FrameHeader, KIND_SESSION,
+    KIND_SNAPSHOT, MAGIC, MAX_PAYLOAD_LEN, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
+};
+use crate::model::SourceKind;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io;
+
+/// Random access to the bytes of a recording: a file, or bytes in memory (tests).
+pub trait ReadAt {
+    fn size(&self) -> io::Result<u64>;
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+}
+
+impl ReadAt for File {
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
+    }
+}
+
+impl ReadAt for Vec<u8> {
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.len() as u64)
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        match start
+            .checked_add(buf.len())
+            .and_then(|end| self.get(start..end))
+        {
+            Some(bytes) => {
+                buf.copy_from_slice(bytes);
+                Ok(())
+            }
+            None => Err(io::ErrorKind::UnexpectedEof.into()),
+        }
+    }
+}
+
+/// Written at the start of every recording session (each `--record` run).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub restop_version: String,
+    /// Where the session's snapshots came from (`live` or `demo`).
+    pub source: SourceKind,
+    pub interval_ms: u64,
+    /// Wall clock when recording began (Unix ms).
+    pub started_at_ms: u64,
+}
+
+/// Where one snapshot frame is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordEntry {
+    pub offset: u64,
+    pub payload_len: u32,
+    pub flags: u8,
+    /// The snapshot's collection time (Unix ms).
+    pub time_ms: u64,
+    /// Index into `Scan::sessions`; `None` before any session frame.
+    pub session: Option<usize>,
+}
+
+/// How the frames ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// At a frame boundary: the file is whole.
+    Clean,
+    /// The last frame is cut short: restop stopped while writing it.
+    Incomplete { offset: u64, bytes: u64 },
+    /// A frame whose bytes are wrong. `at_tail`: it is the last thing in the
+    /// file (a torn write), not damage with data after it.
+    Corrupt {
+        offset: u64,
+        reason: String,
+        at_tail: bool,
+    },
+}
+
+impl Ending {
+    /// What a reader should be told, if anything.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Ending::Clean => None,
+            Ending::Incomplete { offset, bytes } => Some(format!(
+                "the last record (offset {offset}, {bytes} bytes) is incomplete and was ignored: \
+                 restop stopped while writing it"
+            )),
+            Ending::Corrupt { offset, reason, .. } => Some(format!(
+                "record at offset {offset} is corrupt ({reason}); stopping there"
+            )),
+        }
+    }
+
+    /// Whether new frames may follow the intact ones once the rest is cut off.
+    pub fn damage_is_only_a_torn_tail(&self) -> bool {
+        match self {
+            Ending::Clean | Ending::Incomplete { .. } => true,
+            Ending::Corrupt { at_tail, .. } => *at_tail,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scan {
+    pub format_version: u16,
+    /// The restop version that created the file.
+    pub written_by: String,
+    pub sessions: Vec<SessionInfo>,
+    pub records: Vec<RecordEntry>,
+    /// End of the last intact frame: where an append continues.
+    pub good_end: u64,
+    pub ending: Ending,
+}
+
+/// Reads the header and every intact frame of `bytes`. Errors only when the
+/// file is not a readable recording at all; damage after the header is
+/// reported in `Scan::ending`.
+pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
+    let size = bytes
+        .size()
+        .map_err(|e| RecordError::io(path, "reading", e))?;
+    let (fixed, written_by) = read_header(bytes, size, path)?;
+    let mut scan = Scan {
+        format_version: fixed.format_version,
+        written_by,
+        sessions: Vec::new(),
+        records: Vec::new(),
+        good_end: fixed.total_len() as u64,
+        ending: Ending::Clean,
+    };
+    let mut payload = Vec::new();
+    let mut offset = scan.good_end;
+    loop {
+        let remaining = size.saturating_sub(offset);
+        if remaining == 0 {
+            break;
+        }
+        if remaining < FRAME_HEADER_LEN as u64 {
+            scan.ending = Ending::Incomplete {
+                offset,
+                bytes: remaining,
+            };
+            break;
+        }
+        let mut head = [0u8; FRAME_HEADER_LEN];
+        bytes
+            .read_exact_at(&mut head, offset)
+            .map_err(|e| RecordError::io(path, "reading", e))?;
+        let header = FrameHeader::parse(&head);
+        if header.payload_len > MAX_PAYLOAD_LEN {
+            scan.ending = Ending::Corrupt {
+                offset,
+                reason: format!("impossible length {}", header.payload_len),
+                at_tail: false,
+            };
+            break;
+        }
+        let end = offset + header.frame_len();
+        if end > size {
+            scan.ending = Ending::Incomplete {
+                offset,
+                bytes: remaining,
+            };
+            break;
+        }
+        payload.resize(header.payload_len as usize, 0);
+        bytes
+            .read_exact_at(&mut payload, offset + FRAME_HEADER_LEN as u64)
+            .map_err(|e| RecordError::io(path, "reading", e))?;
+        if header.expected_crc(&payload) != header.crc {
+            scan.ending = Ending::Corrupt {
+                offset,
+                reason: "CRC mismatch".into(),
+                at_tail: end == size,
+            };
+            break;
+        }
+        match header.kind {
+            KIND_SESSION => match serde_json::from_slice::<SessionInfo>(&payload) {
+                Ok(session) => scan.sessions.push(session),
+                Err(e) => {
+                    scan.ending = Ending::Corrupt {
+                        offset,
+                        reason: format!("unreadable session header: {e}"),
+                        at_tail: end == size,
+                    };
+                    break;
+                }
+            },
+            KIND_SNAPSHOT => scan.records.push(RecordEntry {
+                offset,
+                payload_len: header.payload_len,
+                flags: header.flags,
+                time_ms: header.time_ms,
+                session: scan.sessions.len().checked_sub(1),
+            }),
+            // A kind from a later restop: intact, so skipped.
+            _ => {}
+        }
+        scan.good_end = end;
+        offset = end;
+    }
+    Ok(scan)
+}
+
+fn read_header(
+    bytes: &dyn ReadAt,
+    size: u64,
+    path: &str,
+) -> Result<(FixedHeader, String), RecordError> {
+    let read = |buf: &mut [u8], offset: u64| {
+        bytes
+            .read_exact_at(buf, offset)
+            .map_err(|e| RecordError::io(path, "reading", e))
+    };
+    if size == 0 {
+        return Err(RecordError::Empty { path: path.into() });
+    }
+    if size < FILE_HEADER_FIXED as u64 {
+        let mut start = vec![0u8; size as usize];
+        read(&mut start, 0)?;
+        return Err(if MAGIC.starts_with(&start) || start.starts_with(&MAGIC) {
+            RecordError::BadHeader {
+                path: path.into(),
+                reason: "incomplete".into(),
+            }
+        } else {
+            RecordError::NotARecording { path: path.into() }
+        });
+    }
+    let mut fixed_bytes = [0u8; FILE_HEADER_FIXED];
+    read(&mut fixed_bytes, 0)?;
+    let Some(fixed) = parse_fixed_header(&fixed_bytes) else {
+        return Err(RecordError::NotARecording { path: path.into() });
+    };
+    let length_ok = fixed.version_len <= MAX_VERSION_LEN;
+    let whole = length_ok && size >= fixed.total_len() as u64;
+    let mut header = Vec::new();
+    if whole {
+        header.resize(fixed.total_len(), 0);
+        read(&mut header, 0)?;
+    }
+    let written_by = header
+        .get(FILE_HEADER_FIXED..FILE_HEADER_FIXED + fixed.version_len)
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .unwrap_or_else(|| "unknown".into());
+    if fixed.format_version != FORMAT_VERSION {
+        return Err(RecordError::UnsupportedVersion {
+            path: path.into(),
+            found: fixed.format_version,
+            supported: FORMAT_VERSION,
+            written_by,
+        });
+    }
+    let problem = if !length_ok {
+        Some(format!(
+            "corrupt (impossible version length {})",
+            fixed.version_len
+        ))
+    } else if !whole {
+        Some("incomplete".to_string())
+    } else if !file_header_crc_ok(&header) {
+        Some("corrupt (CRC mismatch)".to_string())
+    } else {
+        None
+    };
+    if let Some(reason) = problem {
+        return Err(RecordError::BadHeader {
+            path: path.into(),
+            reason,
+        });
+    }
+    Ok((fixed, written_by))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::format::{FLAG_DEFLATE, encode_file_header, encode_frame};
+
+    fn session_frame() -> Vec<u8> {
+        let info = SessionInfo {
+            restop_version: "0.1.0".into(),
+            source: SourceKind::Demo,
+            interval_ms: 1000,
+            started_at_ms: 5,
+        };
+        encode_frame(KIND_SESSION, 0, 5, &serde_json::to_vec(&info).unwrap()).unwrap()
+    }
+
+    fn file(frames: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = encode_file_header("0.1.0");
+        for f in frames {
+            out.extend_from_slice(f);
+        }
+        out
+    }
+
+    fn snap(time: u64, payload: &[u8]) -> Vec<u8> {
+        encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, time, payload).unwrap()
+    }
+
+    #[test]
+    fn whole_file_lists_every_snapshot_frame() {
+        let bytes = file(&[session_frame(), snap(10, b"a"), snap(20, b"bb")]);
+        let s = scan(&bytes, "f").unwrap();
+        assert_eq!(s.ending, Ending::Clean);
+        assert_eq!(s.sessions.len(), 1);
+        assert_eq!(
+            s.records.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            [10, 20]
+        );
+        assert_eq!(s.records[0].session, Some(0));
+        assert_eq!(s.good_end, bytes.len() as u64);
+    }
+
+    #[test]
+    fn unknown_frame_kinds_are_skipped() {
+        let odd = encode_frame(77, 0, 0, b"later").unwrap();
+        let bytes = file(&[session_frame(), odd, snap(10, b"a")]);
+        let s = scan(&bytes, "f").unwrap();
+        assert_eq!(s.records.len(), 1);
+        assert_eq!(s.ending, Ending::Clean);
+    }
+
+    #[test]
+    fn a_torn_last_frame_is_incomplete_and_the_rest_is_kept() {
+        let bytes = file(&[session_frame(), snap(10, b"a"), snap(20, b"bbbb")]);
+        let cut = &bytes[..bytes.len() - 2];
+        let s = scan(&cut.to_vec(), "f").unwrap();
+        assert_eq!(s.records.len(), 1);
+        assert!(matches!(s.ending, Ending::Incomplete { .. }));
+        assert!(s.ending.damage_is_only_a_torn_tail());
+        assert!(s.ending.note().unwrap().contains("incomplete"));
+    }
+
+    #[test]
+    fn a_flipped_byte_in_the_middle_stops_the_scan_there() {
+        let first = file(&[session_frame(), snap(10, b"a")]);
+        let bad_at = first.len();
+        let mut bytes = file(&[
+            session_frame(),
+            snap(10, b"a"),
+            snap(20, b"bb"),
+            snap(30, b"c"),
+        ]);
+        bytes[bad_at + FRAME_HEADER_LEN] ^= 0xff;
+        let s = scan(&bytes, "f").unwrap();
+        assert_eq!(s.records.len(), 1);
+        assert_eq!(
+            s.ending.note().unwrap(),
+            format!("record at offset {bad_at} is corrupt (CRC mismatch); stopping there")
+        );
+        assert!(!s.ending.damage_is_only_a_torn_tail());
+    }
+
+    #[test]
+    fn foreign_empty_and_short_files() {
+        let err = |b: &[u8]| scan(&b.to_vec(), "x").unwrap_err().to_string();
+        assert_eq!(err(b""), "x is empty: not a restop recording");
+        assert_eq!(
+            err(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"),
+            "x is not a restop recording (bad magic at offset 0)"
+        );
+        assert_eq!(
+            err(b"ab"),
+            "x is not a restop recording (bad magic at offset 0)"
+        );
+        assert_eq!(
+            err(b"RESTOP"),
+            "x: the file header at offset 0 is incomplete"
+        );
+        let header = encode_file_header("0.1.0");
+        assert_eq!(
+            err(&header[..header.len() - 1]),
+            "x: the file header at offset 0 is incomplete"
+        );
+        let mut bad = header.clone();
+        bad[13] ^= 1;
+        assert_eq!(
+            err(&bad),
+            "x: the file header at offset 0 is corrupt (CRC mismatch)"
+        );
+    }
+
+    #[test]
+    fn other_format_versions_are_named() {
+        let mut header = encode_file_header("9.0.0");
+        header[8] = 9;
+        let e = scan(&header, "x").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "x is a recording of format version 9 (written by restop 9.0.0); this restop reads version 1"
+        );
+    }
+
+    #[test]
+    fn an_impossible_length_is_corruption_not_a_wait_for_more() {
+        let mut frame = snap(10, b"a");
+        frame[2..6].copy_from_slice(&u32::MAX.to_le_bytes());
+        let bytes = file(&[session_frame(), frame]);
+        let s = scan(&bytes, "f").unwrap();
+        assert!(s.ending.note().unwrap().contains("impossible length"));
+    }
+}

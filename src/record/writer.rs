@@ -1,0 +1,245 @@
+//! `--record FILE`: appends snapshot frames to a recording.
+//!
+//! Every frame is written with one `write` on a file opened for appending, and
+//! only a frame that was written whole counts: after a failed write (disk
+//! full) the file is cut back to the end of the last whole frame, so it stays
+//! readable and later snapshots can still be appended once there is room.
+//!
+//! An existing recording is appended to, as a new session; a torn last frame
+//! (restop killed while writing) is cut off first. A file that is not a
+//! recording, or that is damaged before its end, is refused rather than
+//! changed. An advisory lock keeps two restops from interleaving frames.
+
+use super::error::RecordError;
+use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
+use super::payload::PayloadEncoder;
+use super::scan::{ReadAt, SessionInfo, scan};
+use crate::model::{DetailScope, Snapshot, SourceKind, Warning, WarningKind};
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What opening the file found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opening {
+    /// A new recording.
+    Created,
+    /// An existing recording, continued.
+    Appended {
+        snapshots: usize,
+        /// The torn last frame that was cut off, if any.
+        dropped: Option<String>,
+    },
+}
+
+pub struct RecordWriter {
+    file: Flock<File>,
+    path: String,
+    /// End of the last frame known to be whole.
+    end: u64,
+    /// A failed write may have left bytes after `end`.
+    dirty: bool,
+    encoder: PayloadEncoder,
+    opening: Opening,
+    written: usize,
+}
+
+impl std::fmt::Debug for RecordWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordWriter")
+            .field("path", &self.path)
+            .field("end", &self.end)
+            .field("written", &self.written)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RecordWriter {
+    /// Creates `path`, or continues the recording in it. `source` and
+    /// `interval` describe the session for readers.
+    pub fn open(
+        path: &Path,
+        source: SourceKind,
+        interval: Duration,
+    ) -> Result<RecordWriter, RecordError> {
+        let name = path.display().to_string();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| RecordError::io(&name, "opening for recording", e))?;
+        let mut file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(locked) => locked,
+            Err((_, Errno::EWOULDBLOCK)) => return Err(RecordError::Locked { path: name }),
+            Err((_, errno)) => {
+                return Err(RecordError::io(&name, "locking", io::Error::from(errno)));
+            }
+        };
+        let size = ReadAt::size(&*file).map_err(|e| RecordError::io(&name, "reading", e))?;
+        let (end, opening) = if size == 0 {
+            let header = encode_file_header(env!("CARGO_PKG_VERSION"));
+            file.write_all(&header)
+                .map_err(|e| RecordError::io(&name, "writing", e))?;
+            (header.len() as u64, Opening::Created)
+        } else {
+            let found = scan(&*file, &name)?;
+            if !found.ending.damage_is_only_a_torn_tail() {
+                let (offset, reason) = match found.ending {
+                    super::scan::Ending::Corrupt { offset, reason, .. } => (offset, reason),
+                    _ => (found.good_end, "damaged".to_string()),
+                };
+                return Err(RecordError::DamagedForAppend {
+                    path: name,
+                    offset,
+                    reason,
+                });
+            }
+            let dropped = found.ending.note();
+            if found.good_end < size {
+                file.set_len(found.good_end)
+                    .map_err(|e| RecordError::io(&name, "cutting off the torn last record", e))?;
+            }
+            (
+                found.good_end,
+                Opening::Appended {
+                    snapshots: found.records.len(),
+                    dropped,
+                },
+            )
+        };
+        let mut writer = RecordWriter {
+            file,
+            path: name,
+            end,
+            dirty: false,
+            encoder: PayloadEncoder::default(),
+            opening,
+            written: 0,
+        };
+        writer.write_session(source, interval)?;
+        Ok(writer)
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn opening(&self) -> &Opening {
+        &self.opening
+    }
+
+    /// Snapshots written by this writer.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Bytes in the file that are whole frames.
+    pub fn size(&self) -> u64 {
+        self.end
+    }
+
+    fn write_session(&mut self, source: SourceKind, interval: Duration) -> Result<(), RecordError> {
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            .unwrap_or(0);
+        let info = SessionInfo {
+            restop_version: env!("CARGO_PKG_VERSION").to_string(),
+            source,
+            interval_ms: u64::try_from(interval.as_millis()).unwrap_or(u64::MAX),
+            started_at_ms: now_ms,
+        };
+        let payload = serde_json::to_vec(&info).map_err(|e| RecordError::Encode {
+            path: self.path.clone(),
+            detail: e.to_string(),
+        })?;
+        let frame =
+            encode_frame(KIND_SESSION, 0, now_ms, &payload).ok_or_else(|| RecordError::Encode {
+                path: self.path.clone(),
+                detail: "session header too large".into(),
+            })?;
+        self.write_frame(&frame)
+            .map_err(|e| RecordError::io(&self.path, "writing", e))
+    }
+
+    /// Appends one snapshot, collected with `details`; returns the bytes written.
+    pub fn append(
+        &mut self,
+        snapshot: &Snapshot,
+        details: &DetailScope,
+    ) -> Result<u64, RecordError> {
+        let encode_error = |detail: String| RecordError::Encode {
+            path: self.path.clone(),
+            detail,
+        };
+        let encoded = self
+            .encoder
+            .encode(snapshot, details)
+            .map_err(encode_error)?;
+        let frame = encode_frame(
+            KIND_SNAPSHOT,
+            encoded.flags,
+            snapshot.meta.collected_at_ms,
+            &encoded.payload,
+        )
+        .ok_or_else(|| encode_error("the snapshot is too large for one record".into()))?;
+        self.write_frame(&frame)
+            .map_err(|e| RecordError::io(&self.path, "writing", e))?;
+        self.encoder.commit(encoded);
+        self.written += 1;
+        Ok(frame.len() as u64)
+    }
+
+    /// Appends `snapshot`; when that fails, says so in the snapshot's warnings
+    /// (so every view shows it) and returns the message. Recording is retried
+    /// with the next snapshot.
+    pub fn record_into(
+        &mut self,
+        snapshot: &mut Snapshot,
+        details: &DetailScope,
+    ) -> Option<String> {
+        match self.append(snapshot, details) {
+            Ok(_) => None,
+            Err(e) => {
+                let message =
+                    format!("snapshot not recorded: {e} (restop retries with the next one)");
+                snapshot
+                    .meta
+                    .warnings
+                    .push(Warning::new(WarningKind::Other, message.clone()));
+                Some(message)
+            }
+        }
+    }
+
+    fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        if self.dirty {
+            self.file.set_len(self.end)?;
+            self.dirty = false;
+        }
+        match self.file.write_all(frame) {
+            Ok(()) => {
+                self.end += frame.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Part of the frame may be on disk: cut it off now, or before
+                // the next write, so no torn frame sits between whole ones.
+                self.dirty = self.file.set_len(self.end).is_err();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for RecordWriter {
+    fn drop(&mut self) {
+        // Best effort: whole frames already written survive a restop crash
+        // without it; this narrows what a power loss right after can take.
+        let _ = self.file.sync_data();
+    }
+}
