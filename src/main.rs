@@ -51,6 +51,7 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
         direction: Some(cli.sort_direction()),
         mouse: !cli.no_mouse,
         color: !cli.no_color,
+        history: cli.history_config(),
         ..Default::default()
     };
     if let Some(path) = &cli.replay {
@@ -83,6 +84,7 @@ fn run_batch(cli: &Cli) -> Result<u8> {
         },
         filter: cli.filter(),
         paced: cli.replay.is_none(),
+        history: cli.history_config(),
     };
     let mut out = io::stdout().lock();
     let ended = batch::run(

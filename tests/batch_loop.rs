@@ -4,6 +4,7 @@
 use restop::batch::{self, BatchError, BatchFormat, BatchOptions, Ended};
 use restop::demo::DemoSource;
 use restop::model::filter::Filter;
+use restop::model::history::HistoryConfig;
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::output::OnceOptions;
 use restop::record::{RecordWriter, ReplaySource};
@@ -20,6 +21,7 @@ fn options(format: BatchFormat, iterations: Option<u64>) -> BatchOptions {
         format,
         filter: Filter::default(),
         paced: true,
+        history: HistoryConfig::default(),
     }
 }
 
