@@ -316,8 +316,8 @@ pub struct Cli {
         help_heading = "Trends",
         long_help = "The span growth rates and leak-suspect verdicts look at (at most \
                      --retention). A count that kept rising over it is a leak suspect; \
-                     a verdict needs at least a minute of history. Same format as \
-                     --delay. See docs/leaks.md.\n\nExample: --trend-window 15m"
+                     a verdict needs a minute of history (the whole window when it \
+                     is shorter). Same format as --delay. See docs/leaks.md.\n\nExample: --trend-window 15m"
     )]
     pub trend_window: Duration,
 
