@@ -38,6 +38,8 @@ pub struct BatchOptions {
     /// Wait `interval` between ticks. A replay is not paced: it is printed
     /// as fast as it can be read.
     pub paced: bool,
+    /// `--retention`, `--trend-window`, `--err-linger`.
+    pub history: HistoryConfig,
 }
 
 /// Why the loop ended. Every one of these is a normal end.
@@ -78,9 +80,9 @@ struct Trends {
 }
 
 impl Trends {
-    fn new() -> Trends {
+    fn new(config: &HistoryConfig) -> Trends {
         Trends {
-            history: History::new(HistoryConfig::default()),
+            history: History::new(config.clone()),
         }
     }
 
@@ -104,7 +106,7 @@ pub fn run(
     stop: &dyn Fn() -> bool,
     notice: &mut dyn FnMut(&str),
 ) -> Result<Ended, BatchError> {
-    let mut trends = Trends::new();
+    let mut trends = Trends::new(&options.history);
     let mut device_missing = false;
     let mut tick: u64 = 0;
     loop {

@@ -6,6 +6,7 @@
 use crate::export::ExportArgs;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::history::{AlertThresholds, HistoryConfig};
 use crate::model::{QpState, ResourceType, Thresholds};
 use clap::{Parser, Subcommand};
 use std::time::Duration;
@@ -335,6 +336,52 @@ pub struct Cli {
                      the same.\n\nExample: restop --no-color"
     )]
     pub no_color: bool,
+
+    /// How far back trends look (history kept per process and device).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "10m",
+        value_parser = parse_duration,
+        allow_hyphen_values = true,
+        help_heading = "Trends",
+        long_help = "How much history restop keeps for trends, sparklines and ERROR-QP \
+                     ages, per process and device, in the interactive view and in \
+                     --batch. Memory stays bounded however long restop runs: at most 600 \
+                     points per series and 512 tracked owners. Same format as --delay. \
+                     See docs/leaks.md.\n\nExample: --retention 30m"
+    )]
+    pub retention: Duration,
+
+    /// Span of growth rates and leak verdicts.
+    #[arg(
+        long = "trend-window",
+        value_name = "DURATION",
+        default_value = "5m",
+        value_parser = parse_duration,
+        allow_hyphen_values = true,
+        help_heading = "Trends",
+        long_help = "The span growth rates and leak-suspect verdicts look at (at most \
+                     --retention). A count that kept rising over it is a leak suspect; \
+                     a verdict needs a minute of history (the whole window when it \
+                     is shorter). Same format as --delay. See docs/leaks.md.\n\nExample: --trend-window 15m"
+    )]
+    pub trend_window: Duration,
+
+    /// QPs in ERR/SQE longer than this are alerts.
+    #[arg(
+        long = "err-linger",
+        value_name = "DURATION",
+        default_value = "60s",
+        value_parser = parse_duration,
+        allow_hyphen_values = true,
+        help_heading = "Trends",
+        long_help = "A QP in ERR or SQE for at least this long is lingering: an \
+                     `error_qp_lingering` alert (alerts panel, `trends.warnings` in \
+                     --batch --json) and a red age in the ERROR-QP pane. Same format as \
+                     --delay.\n\nExample: --err-linger 5m"
+    )]
+    pub err_linger: Duration,
 }
 
 /// Modes with options of their own.
@@ -427,6 +474,19 @@ impl Cli {
     }
 
     /// The filters every mode shares.
+    /// History, trend window and alert threshold from `--retention`,
+    /// `--trend-window` and `--err-linger`.
+    pub fn history_config(&self) -> HistoryConfig {
+        HistoryConfig {
+            retention: self.retention,
+            window: self.trend_window,
+            alerts: AlertThresholds {
+                error_qp_linger: self.err_linger,
+            },
+            ..HistoryConfig::default()
+        }
+    }
+
     pub fn filter(&self) -> Filter {
         let mut types = Vec::new();
         for t in &self.types {
@@ -689,5 +749,25 @@ mod tests {
     #[test]
     fn command_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn trend_options_make_the_history_config() {
+        let defaults = parse(&[]).unwrap().history_config();
+        assert_eq!(defaults, HistoryConfig::default());
+        let c = parse(&[
+            "--retention",
+            "30m",
+            "--trend-window",
+            "15m",
+            "--err-linger",
+            "5s",
+        ])
+        .unwrap()
+        .history_config();
+        assert_eq!(c.retention, Duration::from_secs(1800));
+        assert_eq!(c.window, Duration::from_secs(900));
+        assert_eq!(c.alerts.error_qp_linger, Duration::from_secs(5));
+        assert!(parse(&["--retention", "0"]).is_err());
     }
 }

@@ -63,6 +63,7 @@ fn run_interactive(cli: &Cli) -> Result<u8> {
         mouse: !cli.no_mouse,
         color: !cli.no_color,
         thresholds: cli.thresholds().unwrap_or_default(),
+        history: cli.history_config(),
     };
     if let Some(path) = &cli.replay {
         let replay = ReplaySource::open(path)?;
@@ -97,6 +98,7 @@ fn run_batch(cli: &Cli) -> Result<u8> {
         filter: cli.filter(),
         thresholds,
         paced: cli.replay.is_none(),
+        history: cli.history_config(),
     };
     let mut out = io::stdout().lock();
     let ended = batch::run(

@@ -4,6 +4,7 @@
 use restop::batch::{self, BatchError, BatchFormat, BatchOptions, Ended};
 use restop::demo::DemoSource;
 use restop::model::filter::Filter;
+use restop::model::history::HistoryConfig;
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::output::OnceOptions;
 use restop::record::{RecordWriter, ReplaySource};
@@ -21,6 +22,7 @@ fn options(format: BatchFormat, iterations: Option<u64>) -> BatchOptions {
         filter: Filter::default(),
         thresholds: Default::default(),
         paced: true,
+        history: HistoryConfig::default(),
     }
 }
 

@@ -523,6 +523,34 @@ fn time_going_back_starts_afresh_but_keeps_the_baseline() {
 }
 
 #[test]
+fn counts_dumped_after_the_collection_started_belong_to_that_snapshot() {
+    // A live collection stamps its start; its object dumps end later.
+    let mut h = History::new(HistoryConfig::default());
+    let o = owner(7);
+    for s in 0..3 {
+        let mut snapshot = Host::at(s)
+            .holds(&o, 0, ResourceType::Qp, 10 + s)
+            .snapshot();
+        for d in &mut snapshot.devices {
+            d.objects.collected_at_ms = Some(snapshot.meta.collected_at_ms + 300);
+        }
+        h.push(&snapshot);
+        let qp = h
+            .owner_trend(&o)
+            .unwrap()
+            .get(ResourceType::Qp)
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            qp.current,
+            10 + s,
+            "the trend ends with this snapshot's count"
+        );
+        assert_eq!(qp.span_ms, s * 1000);
+    }
+}
+
+#[test]
 fn memory_stays_bounded_with_100k_snapshots_of_churning_owners() {
     let config = HistoryConfig {
         max_owners: 64,

@@ -165,3 +165,31 @@ fn error_qps_have_ages_and_filters_apply() {
     assert_eq!(names, ["leaky_svc"]);
     assert_eq!(only["error_qps"], Value::Array(Vec::new()));
 }
+
+/// The `trends` of `restop --demo --batch --json --pid 3377`, 31st line.
+fn docs_example_actual() -> Value {
+    let (history, snapshot) = demo(60, DetailScope::ErrorsOnly);
+    let filter = Filter {
+        pid: Some(3377),
+        ..Filter::default()
+    };
+    trend_fields(&history, &snapshot, &filter)
+}
+
+#[test]
+fn json_md_trends_example_is_the_demo_output() {
+    let markdown = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md"))
+        .expect("docs/json.md");
+    let heading = "### `trends` example";
+    let section = &markdown[markdown.find(heading).expect("heading")..];
+    let start = section.find("```json\n").expect("json block") + "```json\n".len();
+    let end = section[start..].find("\n```").expect("end of block") + start;
+    let example: Value = serde_json::from_str(&section[start..end]).expect("valid JSON");
+    let actual = docs_example_actual();
+    assert_eq!(
+        example,
+        actual,
+        "docs/json.md's trends example is stale; it is:\n{}",
+        serde_json::to_string_pretty(&actual).unwrap()
+    );
+}

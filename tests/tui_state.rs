@@ -377,9 +377,12 @@ fn e_opens_the_error_pane_from_anywhere_and_closes_it() {
 fn enter_on_an_error_qp_opens_its_owner_on_that_qp() {
     let mut app = app();
     app.update(ch('e'));
-    // Rows sorted by device then LQPN: QP 17 (train.py) first.
-    let first_owner = app.errors.rows[0].owner.clone();
-    assert_eq!(first_owner, Some(owner(100)));
+    // Rows sorted by age, oldest first. Both QPs were first seen in the same
+    // snapshot; the tie goes by device and QP number in the same (descending)
+    // order, so QP 17 (train.py) is second.
+    app.update(key(KeyCode::Down));
+    let selected_owner = app.errors.selected().unwrap().owner.clone();
+    assert_eq!(selected_owner, Some(owner(100)));
     app.update(key(KeyCode::Enter));
     collect_as_asked(&mut app, processes(&[100]));
     let drill = app.drill().unwrap();
@@ -397,11 +400,12 @@ fn enter_on_an_error_qp_opens_its_owner_on_that_qp() {
 fn error_pane_sorts_and_moves() {
     let mut app = app();
     app.update(ch('e'));
-    app.update(ch('r'));
     assert_eq!(
         app.errors.rows[0].owner,
         Some(OwnerKey::Kernel("nvme_rdma".into()))
     );
+    app.update(ch('r'));
+    assert_eq!(app.errors.rows[0].owner, Some(owner(100)));
     app.update(key(KeyCode::Down));
     assert_eq!(app.errors.cursor.selected, 1);
 }

@@ -14,6 +14,8 @@ pub enum ConsumerColumn {
     Count(ResourceType),
     MrBytes,
     ErrQps,
+    /// A sparkline of the count over the trend window (`t` shows them).
+    Trend(ResourceType),
 }
 
 impl ConsumerColumn {
@@ -26,6 +28,9 @@ impl ConsumerColumn {
             ConsumerColumn::Count(t) => t.label(),
             ConsumerColumn::MrBytes => "MR BYTES",
             ConsumerColumn::ErrQps => "ERR",
+            ConsumerColumn::Trend(ResourceType::Qp) => "QP TREND",
+            ConsumerColumn::Trend(ResourceType::Mr) => "MR TREND",
+            ConsumerColumn::Trend(_) => "TREND",
         }
     }
 
@@ -40,6 +45,7 @@ impl ConsumerColumn {
             ConsumerColumn::Count(_) => 6,
             ConsumerColumn::MrBytes => 9,
             ConsumerColumn::ErrQps => 4,
+            ConsumerColumn::Trend(_) => 8,
         }
     }
 
@@ -59,10 +65,12 @@ impl ConsumerColumn {
             ConsumerColumn::Count(t) => SortKey::Count(t),
             ConsumerColumn::MrBytes => SortKey::MrBytes,
             ConsumerColumn::ErrQps => SortKey::ErrQps,
+            ConsumerColumn::Trend(t) => SortKey::Count(t),
         }
     }
 
-    /// Lower goes first when the terminal is too narrow; PID, NAME and QP stay.
+    /// Lower goes first when the terminal is too narrow; PID, NAME and QP
+    /// stay. Sparklines, when asked for, go after the minor counts.
     fn keep_priority(self) -> u8 {
         match self {
             ConsumerColumn::Container => 0,
@@ -72,9 +80,11 @@ impl ConsumerColumn {
             ConsumerColumn::Count(ResourceType::CmId) => 4,
             ConsumerColumn::Count(ResourceType::Pd) => 5,
             ConsumerColumn::Count(ResourceType::Cq) => 6,
-            ConsumerColumn::Count(ResourceType::Mr) => 7,
-            ConsumerColumn::ErrQps => 8,
-            ConsumerColumn::MrBytes => 9,
+            ConsumerColumn::Trend(ResourceType::Qp) => 11,
+            ConsumerColumn::Trend(_) => 7,
+            ConsumerColumn::Count(ResourceType::Mr) => 8,
+            ConsumerColumn::ErrQps => 9,
+            ConsumerColumn::MrBytes => 10,
             ConsumerColumn::Pid
             | ConsumerColumn::Name
             | ConsumerColumn::Count(ResourceType::Qp) => u8::MAX,
@@ -124,10 +134,32 @@ pub struct PlacedColumn {
 /// Gap between columns.
 pub const GAP: u16 = 1;
 
+/// The columns with, when `sparklines`, the QP and MR sparklines at the end.
+pub fn consumer_columns_with(filter: &Filter, sparklines: bool) -> Vec<ConsumerColumn> {
+    let mut cols = consumer_columns(filter);
+    if sparklines {
+        for t in [ResourceType::Qp, ResourceType::Mr] {
+            if filter.shows_type(t) {
+                cols.push(ConsumerColumn::Trend(t));
+            }
+        }
+    }
+    cols
+}
+
 /// Places the columns that fit in `width`, dropping the least telling ones
 /// first; NAME takes the space left over.
 pub fn fit_consumer_columns(filter: &Filter, width: u16) -> Vec<PlacedColumn> {
-    let mut cols = consumer_columns(filter);
+    fit_consumer_columns_with(filter, width, false)
+}
+
+/// The same, with the sparkline columns when `sparklines`.
+pub fn fit_consumer_columns_with(
+    filter: &Filter,
+    width: u16,
+    sparklines: bool,
+) -> Vec<PlacedColumn> {
+    let mut cols = consumer_columns_with(filter, sparklines);
     let needed = |cols: &[ConsumerColumn]| -> u32 {
         cols.iter()
             .map(|c| u32::from(c.width()) + u32::from(GAP))
@@ -231,5 +263,19 @@ mod tests {
             cols,
             ["PID", "USER", "NAME", "CONTAINER", "MR", "MR BYTES", "ERR"]
         );
+    }
+
+    #[test]
+    fn sparklines_come_after_the_minor_counts_go() {
+        let with = |width| -> Vec<&'static str> {
+            fit_consumer_columns_with(&Filter::default(), width, true)
+                .iter()
+                .map(|p| p.column.title())
+                .collect()
+        };
+        assert_eq!(with(160).last(), Some(&"MR TREND"));
+        let narrow = with(80);
+        assert!(narrow.contains(&"QP TREND"), "{narrow:?}");
+        assert!(!narrow.contains(&"PD"), "{narrow:?}");
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::history::HistoryConfig;
 use std::time::Duration;
 
 /// Gauge colours follow the same thresholds as the `limit` warnings.
@@ -20,6 +21,8 @@ pub struct AppConfig {
     pub color: bool,
     /// Mouse capture on.
     pub mouse: bool,
+    /// How much history is kept, the trend window and the alert thresholds.
+    pub history: HistoryConfig,
 }
 
 impl Default for AppConfig {
@@ -32,6 +35,7 @@ impl Default for AppConfig {
             thresholds: Thresholds::default(),
             color: true,
             mouse: true,
+            history: HistoryConfig::default(),
         }
     }
 }

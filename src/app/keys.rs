@@ -16,6 +16,12 @@ pub enum Action {
     End,
     Enter,
     ErrorPane,
+    /// `a`: the alerts panel.
+    AlertsPane,
+    /// `b`: mark the baseline, or clear it.
+    Baseline,
+    /// `t`: sparklines on or off.
+    Sparklines,
     Filter,
     SortNext,
     SortPrev,
@@ -65,6 +71,9 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::End | KeyCode::Char('G') => Action::End,
         KeyCode::Enter => Action::Enter,
         KeyCode::Char('e') => Action::ErrorPane,
+        KeyCode::Char('a') => Action::AlertsPane,
+        KeyCode::Char('b') => Action::Baseline,
+        KeyCode::Char('t') => Action::Sparklines,
         KeyCode::Char('/') => Action::Filter,
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
         KeyCode::Char('<') => Action::SortPrev,
@@ -105,7 +114,13 @@ pub const HELP: &[(&str, &str)] = &[
         "Enter",
         "drill down: the process's objects (or the QP's owner)",
     ),
-    ("e", "ERROR-QP pane: every QP in ERR/SQE, from anywhere"),
+    ("e", "ERROR-QP pane: every QP in ERR/SQE, oldest first"),
+    ("a", "alerts: leak suspects, lingering ERR QPs, warnings"),
+    (
+        "b",
+        "mark a baseline: counts show the change since; b clears",
+    ),
+    ("t", "sparklines of counts over the trend window"),
     (
         "/",
         "filter: name, pid, user, container, device (Enter/Esc)",

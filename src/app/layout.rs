@@ -117,6 +117,8 @@ pub struct DrillLayout {
     /// Its share of the devices' objects and limits, and its cgroup quota
     /// (empty on short screens).
     pub limits: Rect,
+    /// How its counts moved over the trend window; the leak verdict.
+    pub trend: Rect,
     pub tabs: Rect,
     pub table: TablePane,
     pub totals: Rect,
@@ -128,7 +130,8 @@ const DRILL_LIMITS_MIN_HEIGHT: u16 = 10;
 pub fn drill_layout(body: Rect) -> DrillLayout {
     let info_h = 1.min(body.height);
     let limits_h = u16::from(body.height >= DRILL_LIMITS_MIN_HEIGHT);
-    let top_h = info_h + limits_h;
+    let trend_h = 1.min(body.height.saturating_sub(info_h + limits_h));
+    let top_h = info_h + limits_h + trend_h;
     let totals_h = 1.min(body.height.saturating_sub(top_h));
     let table = TablePane::new(Rect::new(
         body.x,
@@ -139,6 +142,7 @@ pub fn drill_layout(body: Rect) -> DrillLayout {
     DrillLayout {
         info: Rect::new(body.x, body.y, body.width, info_h),
         limits: Rect::new(body.x, body.y + info_h, body.width, limits_h),
+        trend: Rect::new(body.x, body.y + info_h + limits_h, body.width, trend_h),
         // The tab bar is the table's title line.
         tabs: table.title,
         table,

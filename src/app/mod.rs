@@ -13,6 +13,7 @@ pub mod object_rows;
 pub mod object_table;
 pub mod replay;
 pub mod state;
+pub mod trends_view;
 pub mod update;
 
 pub use config::{AppConfig, Level, Thresholds};

@@ -4,7 +4,7 @@
 use super::object_table::{Cell, Column, Row};
 use crate::model::consumers::SortDirection;
 use crate::model::error_qps::ErrorQp;
-use crate::model::{Object, ResourceType, Snapshot};
+use crate::model::{Object, QpState, ResourceType, Snapshot};
 
 /// How a drill-down tab is sorted when first shown: largest MRs first,
 /// everything else by id.
@@ -181,7 +181,23 @@ fn qp_ranges(ranges: &[(u32, u32)]) -> String {
         .join(",")
 }
 
-/// Columns of the ERROR-QP pane; sorted by device by default.
+/// How long an ERROR QP has been in its state, as the history tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorAge {
+    pub ms: u64,
+    /// Already in that state when restop started watching.
+    pub lower_bound: bool,
+    /// Older than the alert threshold.
+    pub lingering: bool,
+    /// The state it was seen in before, when it was seen.
+    pub previous: Option<QpState>,
+}
+
+/// The ERROR-QP pane's AGE column, sorted on by default (oldest first).
+pub const ERROR_AGE_COLUMN: usize = 6;
+
+/// Columns of the ERROR-QP pane: who, which QP, its state and how long it
+/// has been in it first, so they stay on narrow terminals.
 pub fn error_columns() -> Vec<Column> {
     vec![
         Column::right("PID", 7),
@@ -189,14 +205,16 @@ pub fn error_columns() -> Vec<Column> {
         Column::left("DEVICE", 10),
         Column::right("PORT", 4),
         Column::right("LQPN", 8),
-        Column::right("RQPN", 8),
-        Column::left("TYPE", 8),
         Column::left("STATE", 5),
+        Column::right("AGE", 8),
+        Column::left("BEFORE", 6),
+        Column::left("TYPE", 8),
+        Column::right("RQPN", 8),
         Column::right("PDN", 6),
     ]
 }
 
-pub fn error_row(e: &ErrorQp) -> Row {
+pub fn error_row(e: &ErrorQp, age: Option<ErrorAge>) -> Row {
     let q = &e.qp;
     Row {
         id: (
@@ -209,9 +227,19 @@ pub fn error_row(e: &ErrorQp) -> Row {
             Cell::Text(e.device.clone()),
             num(q.port),
             Cell::Num(Some(u64::from(q.lqpn))),
-            num(q.rqpn),
-            Cell::Text(q.qp_type.to_string()),
             Cell::Text(q.state.to_string()),
+            Cell::Age {
+                ms: age.map(|a| a.ms),
+                lower_bound: age.is_some_and(|a| a.lower_bound),
+                lingering: age.is_some_and(|a| a.lingering),
+            },
+            Cell::Text(
+                age.and_then(|a| a.previous)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default(),
+            ),
+            Cell::Text(q.qp_type.to_string()),
+            num(q.rqpn),
             num(q.pdn),
         ],
         alert: true,

@@ -17,6 +17,13 @@ pub enum Cell {
     /// A key or handle, written in hex; `None` when hidden from this caller.
     Hex(Option<u64>),
     Text(String),
+    /// How long something has been so (ms); `lower_bound` when it was already
+    /// so when restop started watching, `lingering` when past the alert threshold.
+    Age {
+        ms: Option<u64>,
+        lower_bound: bool,
+        lingering: bool,
+    },
 }
 
 impl Cell {
@@ -25,6 +32,7 @@ impl Cell {
             (Cell::Num(a), Cell::Num(b)) | (Cell::Hex(a), Cell::Hex(b)) => a.cmp(b),
             (Cell::Bytes(a), Cell::Bytes(b)) => a.cmp(b),
             (Cell::Text(a), Cell::Text(b)) => natural_text_cmp(a, b),
+            (Cell::Age { ms: a, .. }, Cell::Age { ms: b, .. }) => a.cmp(b),
             _ => Ordering::Equal,
         }
     }

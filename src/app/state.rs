@@ -6,15 +6,20 @@ use super::cursor::Cursor;
 use super::devices_view::{DeviceRow, device_rows};
 use super::drill::{DetailState, DrillView, scope_covers};
 use super::layout::{self, FrameLayout, MainLayout};
-use super::object_rows::{error_columns, error_row};
+use super::object_rows::{ERROR_AGE_COLUMN, error_columns, error_row};
 use super::object_table::ObjectTable;
 use super::replay::ReplayState;
+use super::trends_view::{
+    ALERT_AGE_COLUMN, TrendViews, alert_columns, alert_rows, baseline_deltas, error_age,
+    sort_by_delta,
+};
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
 use crate::model::error_qps::error_qps;
 use crate::model::filter::Filter;
+use crate::model::history::{BaselineDelta, History};
 use crate::model::{DetailScope, OwnerKey, Snapshot, SourceKind};
 use ratatui::layout::Rect;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// A screen pushed over the main screen; `Esc` pops it.
@@ -22,6 +27,7 @@ use std::time::Duration;
 pub enum Screen {
     Drill(Box<DrillView>),
     ErrorQps,
+    Alerts,
 }
 
 /// Which main-screen pane the movement keys act on.
@@ -78,6 +84,17 @@ pub struct App {
     pub focus: Focus,
     pub errors: ObjectTable,
 
+    /// Every snapshot received, frozen or not: trends, ERROR-QP ages, baseline.
+    pub history: History,
+    /// What the history says about the shown snapshot.
+    pub trend_views: TrendViews,
+    /// Sparklines shown (`t`).
+    pub sparklines: bool,
+    /// Per consumer, the change since the baseline (empty without one).
+    pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
+    /// The alerts panel: the snapshot's warnings and the history's alerts.
+    pub alerts: ObjectTable,
+
     pub screens: Vec<Screen>,
     /// Help overlay open, scrolled this many lines.
     pub help: Option<u16>,
@@ -110,7 +127,12 @@ impl App {
             consumer_cursor: Cursor::default(),
             selected_owner: None,
             focus: Focus::Consumers,
-            errors: ObjectTable::new(error_columns(), 2, SortDirection::Ascending),
+            errors: ObjectTable::new(error_columns(), ERROR_AGE_COLUMN, SortDirection::Descending),
+            history: History::new(config.history.clone()),
+            trend_views: TrendViews::default(),
+            sparklines: false,
+            deltas: BTreeMap::new(),
+            alerts: ObjectTable::new(alert_columns(), ALERT_AGE_COLUMN, SortDirection::Descending),
             screens: Vec::new(),
             help: None,
             quitting: false,
@@ -163,6 +185,7 @@ impl App {
     /// A new snapshot: shown at once, or kept aside while frozen.
     pub(super) fn receive(&mut self, snapshot: Snapshot, details: DetailScope) {
         self.collect_error = None;
+        self.history.push(&snapshot);
         if self.frozen {
             self.pending = Some((snapshot, details));
             self.newer_while_frozen += 1;
@@ -172,6 +195,7 @@ impl App {
     }
 
     fn show(&mut self, snapshot: Snapshot, details: DetailScope) {
+        self.trend_views = TrendViews::of(&self.history, &snapshot);
         self.shown = Some(snapshot);
         self.shown_details = details;
         self.refresh();
@@ -198,12 +222,20 @@ impl App {
         };
         self.devices = device_rows(snapshot, &self.filter);
         self.consumers = consumers(snapshot, &self.filter);
+        self.deltas = baseline_deltas(&self.history, snapshot, &self.consumers, &self.filter);
         sort_consumers(&mut self.consumers, self.sort, self.direction);
+        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
+        let at_ms = self.trend_views.at_ms;
         let errors: Vec<_> = error_qps(snapshot, &self.filter)
             .iter()
-            .map(error_row)
+            .map(|e| error_row(e, error_age(&self.history, e, at_ms)))
             .collect();
         self.errors.set_rows(errors);
+        self.alerts.set_rows(alert_rows(
+            &snapshot.meta.warnings,
+            &self.trend_views.alerts,
+            at_ms,
+        ));
 
         if self.screens.iter().any(|s| matches!(s, Screen::Drill(_))) {
             // The drill-down is about one owner whatever the text filter says.
@@ -235,9 +267,25 @@ impl App {
     }
 
     pub(super) fn resort_consumers(&mut self) {
-        sort_consumers(&mut self.consumers, self.sort, self.direction);
+        self.sort_consumer_rows();
         self.restore_consumer_selection();
         self.settle_cursors();
+    }
+
+    /// Sorts by the chosen column; with a baseline, counts sort by their change.
+    fn sort_consumer_rows(&mut self) {
+        sort_consumers(&mut self.consumers, self.sort, self.direction);
+        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
+    }
+
+    /// `b`: marks the snapshot on screen as the baseline, or clears it.
+    pub(super) fn toggle_baseline(&mut self) {
+        if self.history.baseline().is_some() {
+            self.history.clear_baseline();
+        } else if let Some(shown) = &self.shown {
+            self.history.set_baseline_at(shown);
+        }
+        self.refresh();
     }
 
     fn restore_consumer_selection(&mut self) {
@@ -269,6 +317,9 @@ impl App {
         self.errors
             .cursor
             .settle(self.errors.rows.len(), usize::from(errors_h));
+        self.alerts
+            .cursor
+            .settle(self.alerts.rows.len(), usize::from(errors_h));
         let drill_h = layout::drill_layout(body).table.rows.height;
         for screen in &mut self.screens {
             if let Screen::Drill(d) = screen {

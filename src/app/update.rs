@@ -1,6 +1,6 @@
 //! `App::update`: every state change, one event at a time.
 
-use super::columns::{consumer_columns, fit_consumer_columns};
+use super::columns::{consumer_columns, fit_consumer_columns_with};
 use super::config::{default_direction, longer_interval, shorter_interval};
 use super::cursor::{Cursor, visible_offset};
 use super::drill::DrillView;
@@ -138,7 +138,13 @@ impl App {
             Action::Home => self.move_selection(isize::MIN / 2),
             Action::End => self.move_selection(isize::MAX / 2),
             Action::Enter => self.enter(),
-            Action::ErrorPane => self.toggle_error_pane(),
+            Action::ErrorPane => self.toggle_pane(Screen::ErrorQps),
+            Action::AlertsPane => self.toggle_pane(Screen::Alerts),
+            Action::Baseline => self.toggle_baseline(),
+            Action::Sparklines => {
+                self.sparklines = !self.sparklines;
+                self.settle_cursors();
+            }
             Action::Filter => {
                 self.filter_edit = Some(FilterEdit {
                     text: self.filter.text.clone().unwrap_or_default(),
@@ -213,7 +219,9 @@ impl App {
                     .rows
                     .height
             }
-            Some(Screen::ErrorQps) => layout::errors_layout(self.frame_layout().body).rows.height,
+            Some(Screen::ErrorQps | Screen::Alerts) => {
+                layout::errors_layout(self.frame_layout().body).rows.height
+            }
             None => match self.focus {
                 Focus::Devices => self.main_layout().devices.rows.height,
                 Focus::Consumers => self.main_layout().consumers.rows.height,
@@ -226,6 +234,7 @@ impl App {
         match self.screens.last_mut() {
             Some(Screen::Drill(d)) => move_table(&mut d.table, delta),
             Some(Screen::ErrorQps) => move_table(&mut self.errors, delta),
+            Some(Screen::Alerts) => move_table(&mut self.alerts, delta),
             None => match self.focus {
                 Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
                 Focus::Consumers => {
@@ -258,6 +267,11 @@ impl App {
                 }
                 self.settle_cursors();
             }
+            Some(Screen::Alerts) => {
+                if let Some(owner) = self.alerts.selected().and_then(|r| r.owner.clone()) {
+                    self.open_drill(owner);
+                }
+            }
             _ => {}
         }
     }
@@ -268,17 +282,15 @@ impl App {
         self.refresh();
     }
 
-    fn toggle_error_pane(&mut self) {
-        if matches!(self.screens.last(), Some(Screen::ErrorQps)) {
+    /// Opens the ERROR-QP or alerts pane (`e`, `a`); the same key again, or
+    /// from a screen opened over it, goes back to it.
+    fn toggle_pane(&mut self, pane: Screen) {
+        if self.screens.last() == Some(&pane) {
             self.screens.pop();
-        } else if let Some(i) = self
-            .screens
-            .iter()
-            .position(|s| matches!(s, Screen::ErrorQps))
-        {
+        } else if let Some(i) = self.screens.iter().position(|s| s == &pane) {
             self.screens.truncate(i + 1);
         } else {
-            self.screens.push(Screen::ErrorQps);
+            self.screens.push(pane);
         }
         self.settle_cursors();
     }
@@ -287,6 +299,7 @@ impl App {
         match self.screens.last_mut() {
             Some(Screen::Drill(d)) => d.table.next_sort_column(step),
             Some(Screen::ErrorQps) => self.errors.next_sort_column(step),
+            Some(Screen::Alerts) => self.alerts.next_sort_column(step),
             None => {
                 let cols = consumer_columns(&self.filter);
                 let n = cols.len() as isize;
@@ -309,6 +322,7 @@ impl App {
         match self.screens.last_mut() {
             Some(Screen::Drill(d)) => d.table.reverse(),
             Some(Screen::ErrorQps) => self.errors.reverse(),
+            Some(Screen::Alerts) => self.alerts.reverse(),
             None => {
                 self.direction = self.direction.reversed();
                 self.resort_consumers();
@@ -333,7 +347,7 @@ impl App {
         let filter = &self.filter;
         match self.screens.last_mut() {
             Some(Screen::Drill(d)) => d.step_tab(step, snapshot, filter),
-            Some(Screen::ErrorQps) => {}
+            Some(Screen::ErrorQps | Screen::Alerts) => {}
             None => {
                 if matches!(action, Action::NextPane | Action::PrevPane) {
                     self.focus = match self.focus {
@@ -395,6 +409,14 @@ impl App {
                     .scroll_by(delta, len, usize::from(pane.rows.height));
                 self.errors.remember_selection();
             }
+            Some(Screen::Alerts) => {
+                let pane = layout::errors_layout(body);
+                let len = self.alerts.rows.len();
+                self.alerts
+                    .cursor
+                    .scroll_by(delta, len, usize::from(pane.rows.height));
+                self.alerts.remember_selection();
+            }
             None => {
                 let main = self.main_layout();
                 if contains(main.devices.area(), x, y) {
@@ -443,6 +465,10 @@ impl App {
                 let pane = layout::errors_layout(body);
                 click_table(&mut self.errors, &pane, x, y);
             }
+            Some(Screen::Alerts) => {
+                let pane = layout::errors_layout(body);
+                click_table(&mut self.alerts, &pane, x, y);
+            }
             None => self.click_main(x, y),
         }
         self.settle_cursors();
@@ -471,7 +497,8 @@ impl App {
         }
         self.focus = Focus::Consumers;
         if contains_y(pane.header, y) {
-            let placed = fit_consumer_columns(&self.filter, pane.header.width);
+            let placed =
+                fit_consumer_columns_with(&self.filter, pane.header.width, self.sparklines);
             let rel = x.saturating_sub(pane.header.x);
             if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
                 self.sort_consumers_by(p.column.sort_key());

@@ -13,6 +13,7 @@ use crate::app::{App, AppConfig, Command, Event, Thresholds};
 use crate::model::SourceKind;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::history::HistoryConfig;
 use crate::record::ReplaySource;
 use crate::source::Source;
 use crate::ui;
@@ -41,6 +42,8 @@ pub struct TuiOptions {
     /// Use colours (`--no-color` turns them off; so does a non-empty `NO_COLOR`).
     pub color: bool,
     pub thresholds: Thresholds,
+    /// `--retention`, `--trend-window`, `--err-linger`.
+    pub history: HistoryConfig,
 }
 
 impl Default for TuiOptions {
@@ -53,6 +56,7 @@ impl Default for TuiOptions {
             mouse: true,
             color: true,
             thresholds: Thresholds::default(),
+            history: HistoryConfig::default(),
         }
     }
 }
@@ -76,6 +80,7 @@ impl TuiOptions {
             thresholds: self.thresholds,
             color: self.color && !no_color_env(),
             mouse: self.mouse,
+            history: self.history.clone(),
         }
     }
 }

@@ -2,12 +2,14 @@
 
 use super::format::pad;
 use super::paint::{put, style_area, title_line};
+use super::sparkline::{age_text, signed, signed_bytes, sparkline};
 use super::theme::Theme;
-use crate::app::columns::{ConsumerColumn, fit_consumer_columns};
+use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::{App, Focus, Level, Thresholds};
 use crate::model::consumers::{Consumer, SortDirection};
+use crate::model::history::BaselineDelta;
 use crate::units::bytes;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -29,6 +31,16 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
     if let Some(text) = &app.filter.text {
         extra.push(Span::styled(format!(" filter: {text}"), theme.warning()));
     }
+    if let Some(baseline) = app.history.baseline() {
+        let ago = app.trend_views.at_ms.saturating_sub(baseline.at_ms);
+        extra.push(Span::styled(
+            format!(
+                " change since baseline {} ago (b clears)",
+                age_text(ago, false)
+            ),
+            theme.title(),
+        ));
+    }
     title_line(
         buf,
         pane.title,
@@ -40,10 +52,11 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
         theme.dim(),
     );
 
-    let placed = fit_consumer_columns(&app.filter, pane.header.width);
+    let placed = fit_consumer_columns_with(&app.filter, pane.header.width, app.sparklines);
     if pane.header.height > 0 {
         for p in &placed {
-            let sorted = p.column.sort_key() == app.sort;
+            let sorted =
+                p.column.sort_key() == app.sort && !matches!(p.column, ConsumerColumn::Trend(_));
             let title = if sorted {
                 format!("{}{}", p.column.title(), sort_marker(app.direction))
             } else {
@@ -87,8 +100,13 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
     let offset = visible_offset(app.consumer_cursor, app.consumers.len(), height);
     for (i, c) in app.consumers.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let delta = app.deltas.get(&c.owner);
         for p in &placed {
-            let (text, style) = cell(c, p.column, &app.config.thresholds, theme);
+            let (text, style) = match (p.column, delta) {
+                (ConsumerColumn::Trend(t), _) => trend_cell(app, c, t, usize::from(p.width), theme),
+                (column, Some(d)) if delta_shown(column) => delta_cell(d, column, theme),
+                (column, _) => cell(c, column, &app.config.thresholds, theme),
+            };
             let text = pad(&text, usize::from(p.width), p.column.right_aligned());
             put(buf, pane.rows.x + p.x, y, &text, p.width, style);
         }
@@ -96,6 +114,51 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
             let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
             style_area(buf, line, theme.selected(focused));
         }
+    }
+}
+
+/// Columns that show the change since the baseline while one is set.
+fn delta_shown(column: ConsumerColumn) -> bool {
+    matches!(
+        column,
+        ConsumerColumn::Count(_) | ConsumerColumn::MrBytes | ConsumerColumn::ErrQps
+    )
+}
+
+fn delta_cell(d: &BaselineDelta, column: ConsumerColumn, theme: &Theme) -> (String, Style) {
+    let (n, text) = match column {
+        ConsumerColumn::Count(t) => (d.counts.get(t), signed(d.counts.get(t))),
+        ConsumerColumn::MrBytes => (d.mr_bytes, signed_bytes(d.mr_bytes)),
+        ConsumerColumn::ErrQps => (d.err_qps, signed(d.err_qps)),
+        _ => (0, String::new()),
+    };
+    let style = match n {
+        0 => theme.zero(),
+        n if n > 0 => theme.warning(),
+        _ => theme.plain(),
+    };
+    (text, style)
+}
+
+/// The sparkline of `t` over the trend window; red when it is a leak suspect.
+fn trend_cell(
+    app: &App,
+    c: &Consumer,
+    t: crate::model::ResourceType,
+    width: usize,
+    theme: &Theme,
+) -> (String, Style) {
+    let trend = app.trend_views.owner(&c.owner).and_then(|o| o.get(t));
+    match trend {
+        Some(tt) => {
+            let style = if tt.leak_suspect {
+                theme.alert()
+            } else {
+                theme.plain()
+            };
+            (sparkline(&tt.series, width), style)
+        }
+        None => (String::new(), theme.dim()),
     }
 }
 
@@ -166,5 +229,6 @@ fn cell(
                 ("0".into(), theme.zero())
             }
         }
+        ConsumerColumn::Trend(_) => (String::new(), theme.dim()),
     }
 }

@@ -1,7 +1,7 @@
 //! The device pane: one row per device (VFs under their PF), one gauge per type.
 
 use super::format::pad;
-use super::gauge::{GaugePlan, gauge, plan};
+use super::gauge::{GaugePlan, gauge, plan_for, trend_gauge};
 use super::paint::{put, put_spans, style_area, title_line};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
@@ -157,7 +157,11 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
                 .iter()
                 .map(|r| r.usage.get(i).and_then(|(_, e)| e.as_ref()))
                 .collect();
-            plan(&entries, usize::from(g.cell.saturating_sub(1)))
+            plan_for(
+                &entries,
+                usize::from(g.cell.saturating_sub(1)),
+                app.sparklines,
+            )
         })
         .collect();
     let height = usize::from(pane.rows.height);
@@ -216,8 +220,14 @@ fn draw_row(
         theme.port(state),
     );
     x += g.port + 1;
-    for ((_, entry), plan) in row.usage.iter().zip(plans) {
-        let spans = gauge(entry.as_ref(), *plan, &app.config.thresholds, theme);
+    for ((t, entry), plan) in row.usage.iter().zip(plans) {
+        let thresholds = &app.config.thresholds;
+        let spans = if app.sparklines {
+            let series = app.trend_views.device_series(&row.name, *t);
+            trend_gauge(entry.as_ref(), *plan, series, thresholds, theme)
+        } else {
+            gauge(entry.as_ref(), *plan, thresholds, theme)
+        };
         put_spans(buf, Rect::new(x, y, g.cell.saturating_sub(1), 1), &spans);
         x = x.saturating_add(g.cell);
     }

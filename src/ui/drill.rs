@@ -2,11 +2,13 @@
 
 use super::object_table;
 use super::paint::{put, put_spans};
+use super::sparkline::signed;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::drill::{DetailState, DrillView};
 use crate::app::layout::{drill_layout, tab_spans};
 use crate::app::update::tab_label;
+use crate::model::history::span_text;
 use crate::model::limits::process_shares;
 use crate::model::{QpState, ResourceType};
 use crate::units::{bytes, count, percent};
@@ -21,6 +23,7 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, view: &DrillView, theme: &
     if l.limits.height > 0 {
         put_spans(buf, l.limits, &limits(app, view, theme));
     }
+    put_spans(buf, l.trend, &trend_line(app, view, theme));
 
     let counts = view.consumer.as_ref().map(|c| c.counts);
     let labels: Vec<String> = view
@@ -154,6 +157,73 @@ fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
         spans.push(Span::styled("unknown", theme.dim()));
     }
     spans
+}
+
+/// "trend over 5 min: QP +30/min MR +90/min  ⚠ leak suspect: +90 MRs in 1 min, never decreased".
+fn trend_line<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+    let Some(trend) = app.trend_views.owner(&view.owner) else {
+        return vec![Span::styled("trend: no history yet", theme.dim())];
+    };
+    let span = trend.types.values().map(|t| t.span_ms).max().unwrap_or(0);
+    let needed = app.history.config().rules().min_span_ms;
+    if span == 0 {
+        return vec![Span::styled(
+            format!(
+                "trend: one snapshot so far (a leak verdict needs {} of history)",
+                span_text(needed)
+            ),
+            theme.dim(),
+        )];
+    }
+    let mut spans = vec![Span::styled(
+        format!("trend over {}:", span_text(span)),
+        theme.bold(),
+    )];
+    // A rate extrapolated from a few seconds says little: until the history
+    // is long enough for a verdict, the net change is shown instead.
+    let short = span < needed;
+    let moving: Vec<String> = trend
+        .types
+        .iter()
+        .filter(|(t, _)| view.tabs.contains(t))
+        .filter_map(|(t, tt)| match short {
+            true if tt.growth != 0 => Some(format!(" {} {}", t.label(), signed(tt.growth))),
+            false if tt.rate_per_min != 0.0 => {
+                Some(format!(" {} {}/min", t.label(), rate(tt.rate_per_min)))
+            }
+            _ => None,
+        })
+        .collect();
+    if moving.is_empty() {
+        spans.push(Span::raw(" steady"));
+    } else {
+        spans.push(Span::raw(moving.concat()));
+    }
+    let reasons: Vec<&str> = trend
+        .suspects()
+        .filter_map(|(_, t)| t.explanation.as_deref())
+        .collect();
+    if !reasons.is_empty() {
+        spans.push(Span::styled(
+            format!("  ⚠ leak suspect: {}", reasons.join("; ")),
+            theme.alert(),
+        ));
+    } else if short {
+        spans.push(Span::styled(
+            format!("  (a leak verdict needs {} of history)", span_text(needed)),
+            theme.dim(),
+        ));
+    }
+    spans
+}
+
+/// `+30`, `-2.5`, `+0.3`: whole numbers from 10 up.
+fn rate(per_min: f64) -> String {
+    if per_min.abs() >= 10.0 {
+        format!("{per_min:+.0}")
+    } else {
+        format!("{per_min:+.1}")
+    }
 }
 
 fn totals<'a>(_app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {

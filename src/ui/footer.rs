@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ("r", " reverse "),
             ("e", " errors "),
         ]),
-        Some(Screen::ErrorQps) => hints.extend([
+        Some(Screen::ErrorQps | Screen::Alerts) => hints.extend([
             ("Esc", " back "),
             ("⏎", " owner "),
             ("s", " sort "),

@@ -3,6 +3,7 @@
 //! text width) so bars and percentages line up from device to device.
 
 use super::format::pad;
+use super::sparkline::sparkline;
 use super::theme::Theme;
 use crate::app::Thresholds;
 use crate::model::UsageEntry;
@@ -13,6 +14,9 @@ const PARTIAL: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'
 
 /// Narrowest bar worth drawing.
 const MIN_BAR: usize = 2;
+
+/// Narrowest sparkline that leaves room to `used/max` next to it.
+const MIN_SPARKLINE: usize = 6;
 
 /// A bar `width` cells wide filled to `ratio` (clamped to 0..=1), in eighths:
 /// the filled part and the empty track.
@@ -62,6 +66,16 @@ pub struct GaugePlan {
 
 /// Chooses the richest layout in which every entry of the column fits `width`.
 pub fn plan(entries: &[Option<&UsageEntry>], width: usize) -> GaugePlan {
+    plan_for(entries, width, false)
+}
+
+/// The same; with `bar_without_limit`, columns without any limit get room for
+/// a bar too (where sparklines take the bars' place).
+pub fn plan_for(
+    entries: &[Option<&UsageEntry>],
+    width: usize,
+    bar_without_limit: bool,
+) -> GaugePlan {
     let widest = |full: bool| {
         entries
             .iter()
@@ -69,7 +83,8 @@ pub fn plan(entries: &[Option<&UsageEntry>], width: usize) -> GaugePlan {
             .max()
             .unwrap_or(1)
     };
-    let any_ratio = entries.iter().any(|e| e.and_then(|e| e.ratio()).is_some());
+    let any_ratio =
+        bar_without_limit || entries.iter().any(|e| e.and_then(|e| e.ratio()).is_some());
     for full in [true, false] {
         let text = widest(full);
         if text <= width {
@@ -79,6 +94,11 @@ pub fn plan(entries: &[Option<&UsageEntry>], width: usize) -> GaugePlan {
             } else {
                 0
             };
+            // A sparkline needs some width to say anything: it takes the
+            // room of `used/max` when that would leave it too little.
+            if full && bar_without_limit && bar < MIN_SPARKLINE && widest(false) < text {
+                continue;
+            }
             return GaugePlan { full, bar, text };
         }
     }
@@ -117,6 +137,30 @@ pub fn gauge<'a>(
     }
     spans.push(Span::styled(text, style));
     spans
+}
+
+/// A gauge whose bar is a sparkline of the count over the trend window,
+/// coloured by the current level.
+pub fn trend_gauge<'a>(
+    entry: Option<&UsageEntry>,
+    plan: GaugePlan,
+    series: &[u64],
+    thresholds: &Thresholds,
+    theme: &Theme,
+) -> Vec<Span<'a>> {
+    if plan.bar == 0 || entry.is_none() {
+        return gauge(entry, plan, thresholds, theme);
+    }
+    let text = pad(&gauge_text(entry, plan.full), plan.text, true);
+    let style = match entry.and_then(|e| e.ratio()) {
+        Some(ratio) => theme.level(thresholds.level(ratio)),
+        None => theme.plain(),
+    };
+    vec![
+        Span::styled(sparkline(series, plan.bar), style),
+        Span::raw(" "),
+        Span::styled(text, style),
+    ]
 }
 
 #[cfg(test)]

@@ -137,6 +137,14 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         theme.plain()
     };
     spans.push(Span::styled(format!("{errors} ERROR QPs"), error_style));
+    let alerts = app.trend_views.alerts.len();
+    if alerts > 0 {
+        let plural = if alerts == 1 { "" } else { "s" };
+        spans.push(Span::styled(
+            format!("  ⚑ {alerts} alert{plural} (a)"),
+            theme.warning(),
+        ));
+    }
     let warnings = &s.meta.warnings;
     if !warnings.is_empty() {
         spans.push(Span::raw("  "));

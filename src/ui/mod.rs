@@ -1,6 +1,7 @@
 //! Rendering: functions of the application state and the frame area. No
 //! I/O, no aggregation, no state changes.
 
+pub mod alerts;
 pub mod consumers;
 pub mod devices;
 pub mod drill;
@@ -12,6 +13,7 @@ pub mod header;
 pub mod help;
 pub mod object_table;
 pub mod paint;
+pub mod sparkline;
 pub mod theme;
 
 use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, main_layout, too_small};
@@ -42,6 +44,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         }
         Some(Screen::Drill(view)) => drill::draw(frame, l.body, app, view, &theme),
         Some(Screen::ErrorQps) => errors::draw(frame, l.body, app, &theme),
+        Some(Screen::Alerts) => alerts::draw(frame, l.body, app, &theme),
     }
     footer::draw(frame, l.footer, app, &theme);
     if app.help.is_some() {

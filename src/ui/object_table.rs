@@ -3,6 +3,7 @@
 use super::consumers::sort_marker;
 use super::format::pad;
 use super::paint::{put, style_area};
+use super::sparkline::age_text;
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
@@ -22,6 +23,19 @@ fn cell_text(cell: &Cell, theme: &Theme) -> (String, Style) {
         Cell::Hex(None) => ("hidden".into(), theme.dim()),
         Cell::Text(t) if t.is_empty() => ("-".into(), theme.dim()),
         Cell::Text(t) => (t.clone(), theme.plain()),
+        Cell::Age { ms: None, .. } => ("-".into(), theme.dim()),
+        Cell::Age {
+            ms: Some(ms),
+            lower_bound,
+            lingering,
+        } => {
+            let style = if *lingering {
+                theme.alert()
+            } else {
+                theme.plain()
+            };
+            (age_text(*ms, *lower_bound), style)
+        }
     }
 }
 

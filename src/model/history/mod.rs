@@ -237,7 +237,9 @@ impl History {
             self.errors
                 .update(snapshot, t, first, self.config.retention_ms());
             if !dump_failed {
-                self.record_owners(snapshot, objects_ms);
+                // The dumps of a collection end after it started: their counts
+                // belong to this snapshot, whose time ends every window.
+                self.record_owners(snapshot, objects_ms.min(t));
             }
         }
         self.latest = Some(OwnerHoldings::of(snapshot));
