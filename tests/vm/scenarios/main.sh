@@ -21,6 +21,7 @@
 #   rdma-before/, rdma-after/        summary.json and <type>.json from `rdma -j [-d] res show`
 #   tasks-before.tsv, tasks-after.tsv   tid, tgid, comm of every thread
 #   restop-json.*, restop-once.*     stdout, stderr, rc, seconds, uptime
+#   restop-export.*, restop.prom     `restop export --textfile --once` and its file
 #   restop-json-dev-rxe1.*, restop-json-pid-thread.*   --json with --dev rxe1 / --pid <a worker tid>
 #   restop-user-json.*, restop-user-once.*   as uid 1000
 #   tui/         main.txt, errors.txt, quit.txt (screens; *.alternate: 1 = alternate screen),
@@ -55,6 +56,8 @@ phase_snapshot() {
 	rdma_dump rdma-before
 	task_map tasks-before.tsv
 	capture restop-json restop --json
+	# the exporter's textfile, from the same static workloads
+	capture restop-export restop export --textfile "$OUT/restop.prom" --once
 	rdma_dump rdma-after
 	task_map tasks-after.tsv
 	# --once is not on a terminal here: give it a fixed width
