@@ -135,6 +135,17 @@ pub const ERROR_QP_OLDEST_AGE: Family = gauge(
     "How long the oldest queue pair in an error state on a device has been in it, as far as \
      restop has watched it.",
 );
+pub const LEAK_SUSPECTS: Family = gauge(
+    "restop_leak_suspects",
+    &[],
+    "Owners and resource types whose count kept rising over the trend window (leak suspects; \
+     see docs/leaks.md). Needs a few minutes of history: 0 right after start.",
+);
+pub const PROCESS_LEAK_SUSPECT: Family = gauge(
+    "restop_process_leak_suspect",
+    &["pid", "name", "type"],
+    "1 for each owner and resource type currently judged a leak suspect; no series otherwise.",
+);
 pub const PROCESS_RESOURCES: Family = gauge(
     "restop_process_resources",
     &["pid", "name", "user", "container", "type"],
@@ -166,6 +177,8 @@ pub const ALL: &[Family] = &[
     QPS,
     ERROR_QPS,
     ERROR_QP_OLDEST_AGE,
+    LEAK_SUSPECTS,
+    PROCESS_LEAK_SUSPECT,
     PROCESS_RESOURCES,
     PROCESS_MR_BYTES,
 ];

@@ -4,7 +4,10 @@
 
 use super::exposition::Format;
 use super::health::Health;
-use super::render::{RenderInput, render};
+use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render};
+use crate::model::consumers::consumers;
+use crate::model::filter::Filter;
+use crate::model::history::{History, HistoryConfig};
 use crate::model::{DetailScope, Snapshot};
 use crate::source::{CollectRequest, Source};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -89,11 +92,46 @@ impl Stop {
     }
 }
 
+/// Per device, the age of its oldest QP in ERR/SQE (devices without any have
+/// no series: an age of nothing is not zero).
+fn oldest_error_ages(history: &History) -> ErrorQpAges {
+    let mut ages = ErrorQpAges::new();
+    for qp in history.error_qp_ages() {
+        let age = Duration::from_millis(qp.age_ms);
+        let oldest = ages.entry(qp.device).or_insert(age);
+        *oldest = (*oldest).max(age);
+    }
+    ages
+}
+
+/// Every owner and type of the snapshot that the history judges a leak suspect.
+fn leak_suspects(history: &History, snapshot: &Snapshot) -> Vec<LeakSuspect> {
+    let mut out = Vec::new();
+    for c in consumers(snapshot, &Filter::default()) {
+        let Some(trend) = history.owner_trend(&c.owner) else {
+            continue;
+        };
+        for (t, tt) in &trend.types {
+            if tt.leak_suspect {
+                out.push(LeakSuspect {
+                    pid: c.pid().map(|p| p.to_string()).unwrap_or_default(),
+                    name: c.name.clone(),
+                    resource: *t,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// A source, its health, and how to render what it gives.
 pub struct Collector {
     source: Box<dyn Source>,
     health: Health,
     top: usize,
+    /// Watches QPs and counts across collections: ERROR-QP ages and leak
+    /// suspects come from here.
+    history: History,
 }
 
 impl Collector {
@@ -104,6 +142,7 @@ impl Collector {
             source,
             health,
             top,
+            history: History::new(HistoryConfig::default()),
         }
     }
 
@@ -124,6 +163,7 @@ impl Collector {
         let snapshot: Option<Snapshot> = match outcome {
             Ok(snapshot) => {
                 self.health.record_success(&snapshot, took, unix_ms_now());
+                self.history.push(&snapshot);
                 Some(snapshot)
             }
             Err(err) => {
@@ -131,12 +171,19 @@ impl Collector {
                 None
             }
         };
+        let (ages, suspects) = match &snapshot {
+            Some(s) => (
+                oldest_error_ages(&self.history),
+                leak_suspects(&self.history, s),
+            ),
+            None => (ErrorQpAges::new(), Vec::new()),
+        };
         let input = RenderInput {
             snapshot: snapshot.as_ref(),
             health: &self.health,
             top: self.top,
-            // No watcher of QP ages feeds the exporter yet: the family stays out.
-            error_qp_ages: None,
+            error_qp_ages: Some(&ages),
+            leak_suspects: Some(&suspects),
         };
         Exposition {
             text: render(&input, Format::Text).into_bytes(),
@@ -241,5 +288,24 @@ mod tests {
         std::thread::sleep(Duration::from_millis(20));
         stop.stop();
         assert!(t.join().unwrap());
+    }
+
+    #[test]
+    fn the_demo_leak_reaches_the_exposition() {
+        let demo = crate::demo::DemoSource::new(1, Duration::from_secs(2));
+        let mut c = Collector::new(Box::new(demo), 20);
+        let mut text = String::new();
+        // Two simulated minutes: enough history for a leak verdict.
+        for _ in 0..60 {
+            text = String::from_utf8(c.collect().text).unwrap();
+        }
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("restop_process_leak_suspect{")
+                    && l.contains("name=\"leaky_svc\"")
+                    && l.ends_with(" 1")),
+            "{text}"
+        );
+        assert!(!text.contains("restop_leak_suspects 0"));
     }
 }

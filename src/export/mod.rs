@@ -26,6 +26,6 @@ pub mod top_owners;
 pub use args::{DEFAULT_INTERVAL, ExportArgs};
 pub use collector::{Collector, Exposition, Latest, Stop};
 pub use exposition::Format;
-pub use render::{ErrorQpAges, RenderInput, render};
+pub use render::{ErrorQpAges, LeakSuspect, RenderInput, render};
 pub use reopen::Reopening;
 pub use run::run;

@@ -31,6 +31,17 @@ pub struct RenderInput<'a> {
     /// Owners per type in per-owner metrics (`--top`).
     pub top: usize,
     pub error_qp_ages: Option<&'a ErrorQpAges>,
+    /// Leak suspects judged from the history; `None` when no history is kept.
+    pub leak_suspects: Option<&'a [LeakSuspect]>,
+}
+
+/// One owner and type whose count keeps rising.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeakSuspect {
+    /// Empty for kernel owners and the unattributed bucket.
+    pub pid: String,
+    pub name: String,
+    pub resource: ResourceType,
 }
 
 pub fn render(input: &RenderInput<'_>, format: Format) -> String {
@@ -45,6 +56,9 @@ pub fn render(input: &RenderInput<'_>, format: Format) -> String {
         write_qp_states(&mut w, snapshot, &devices);
         if let Some(ages) = input.error_qp_ages {
             write_error_qp_ages(&mut w, ages);
+        }
+        if let Some(suspects) = input.leak_suspects {
+            write_leak_suspects(&mut w, suspects);
         }
         write_owners(&mut w, &consumers(snapshot, &Filter::default()), input.top);
     }
@@ -181,6 +195,17 @@ fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
 fn write_error_qp_ages(w: &mut Writer, ages: &ErrorQpAges) {
     for (device, age) in ages {
         w.sample(&catalog::ERROR_QP_OLDEST_AGE, &[device], age.as_secs_f64());
+    }
+}
+
+fn write_leak_suspects(w: &mut Writer, suspects: &[LeakSuspect]) {
+    w.sample(&catalog::LEAK_SUSPECTS, &[], suspects.len() as u64);
+    for s in suspects {
+        w.sample(
+            &catalog::PROCESS_LEAK_SUSPECT,
+            &[&s.pid, &s.name, s.resource.name()],
+            1u64,
+        );
     }
 }
 
