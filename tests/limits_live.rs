@@ -55,27 +55,6 @@ fn fake_verbs() -> (VerbsLimits, Arc<Mutex<Vec<String>>>) {
     (verbs, asked)
 }
 
-fn procs() -> FakeProc {
-    let proc = FakeProc::new();
-    for (pid, comm) in [
-        (638, "ibv_rc_pingpong"),
-        (642, "ibv_rc_pingpong"),
-        (645, "ibv_srq_pingpon"),
-        (649, "ibv_srq_pingpon"),
-        (652, "ibv_ud_pingpong"),
-        (656, "ibv_ud_pingpong"),
-        (659, "rping"),
-        (667, "ib_write_bw"),
-        (670, "rping"),
-        (679, "rxe_helper"),
-    ] {
-        proc.process(pid, comm, u64::from(pid) * 10, &[comm], 0);
-    }
-    proc.thread(659, 664, "rping", 6640, 0);
-    proc.thread(670, 673, "rping", 6730, 0);
-    proc
-}
-
 fn source(proc: &FakeProc, sys: &Path, own_pid: u32) -> LiveSource<FakeKernel> {
     let options = LiveOptions {
         proc_root: proc.root().to_path_buf(),
@@ -96,7 +75,7 @@ fn summaries_asked(src: LiveSource<FakeKernel>) -> usize {
 
 #[test]
 fn verbs_limits_fill_in_what_the_summary_lacks() {
-    let proc = procs();
+    let proc = FakeProc::captured_host();
     let sys = tempfile::tempdir().unwrap();
     let mut src = source(&proc, sys.path(), 1);
     let (verbs, asked) = fake_verbs();
@@ -151,7 +130,7 @@ fn verbs_limits_fill_in_what_the_summary_lacks() {
 
 #[test]
 fn without_verbs_limits_stay_unknown_and_the_summary_is_taken_once() {
-    let proc = procs();
+    let proc = FakeProc::captured_host();
     let sys = tempfile::tempdir().unwrap();
     let mut src = source(&proc, sys.path(), 1);
     src.set_verbs(VerbsLimits::disabled());
@@ -165,7 +144,7 @@ fn without_verbs_limits_stay_unknown_and_the_summary_is_taken_once() {
 
 #[test]
 fn a_missing_libibverbs_is_a_quiet_note() {
-    let proc = procs();
+    let proc = FakeProc::captured_host();
     let sys = tempfile::tempdir().unwrap();
     let mut src = source(&proc, sys.path(), 1);
     src.set_verbs(VerbsLimits::with_factory(Box::new(|| {
@@ -200,7 +179,7 @@ fn held_by(snap: &Snapshot, pid: u32) -> TypeCounts {
 
 #[test]
 fn restops_own_objects_are_never_a_consumer_nor_usage() {
-    let proc = procs();
+    let proc = FakeProc::captured_host();
     let sys = tempfile::tempdir().unwrap();
     // Reference: nobody is restop.
     let mut plain = source(&proc, sys.path(), 1);
@@ -235,7 +214,7 @@ fn write(dir: &Path, file: &str, text: &str) {
 
 #[test]
 fn a_cgroup_rdma_quota_is_shown_with_its_processes() {
-    let proc = procs();
+    let proc = FakeProc::captured_host();
     proc.write("679/cgroup", "0::/pod1/c1\n");
     let sys = tempfile::tempdir().unwrap();
     let cg = sys.path().join("fs/cgroup");

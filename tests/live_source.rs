@@ -19,29 +19,6 @@ use std::time::Duration;
 use support::fake_kernel::FakeKernel;
 use support::fake_proc::FakeProc;
 
-/// The processes of the captured host. rping's objects were created by its
-/// worker threads 664 and 673; ib_write_bw 676 has exited since.
-fn captured_procs() -> FakeProc {
-    let proc = FakeProc::new();
-    for (pid, comm) in [
-        (638, "ibv_rc_pingpong"),
-        (642, "ibv_rc_pingpong"),
-        (645, "ibv_srq_pingpon"),
-        (649, "ibv_srq_pingpon"),
-        (652, "ibv_ud_pingpong"),
-        (656, "ibv_ud_pingpong"),
-        (659, "rping"),
-        (667, "ib_write_bw"),
-        (670, "rping"),
-        (679, "rxe_helper"),
-    ] {
-        proc.process(pid, comm, u64::from(pid) * 10, &[comm, "-d", "rxe0"], 0);
-    }
-    proc.thread(659, 664, "rping", 6640, 0);
-    proc.thread(670, 673, "rping", 6730, 0);
-    proc
-}
-
 fn source(kernel: FakeKernel, proc: &FakeProc, interval: Duration) -> LiveSource<FakeKernel> {
     let options = LiveOptions {
         object_interval: interval,
@@ -107,7 +84,7 @@ fn rdma_rows() -> BTreeMap<(String, ResourceType), u64> {
 
 #[test]
 fn devices_carry_summary_ports_and_details() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let snap = collect(&mut source(
         FakeKernel::captured_host(),
         &proc,
@@ -129,7 +106,7 @@ fn devices_carry_summary_ports_and_details() {
 
 #[test]
 fn tallies_add_up_to_every_dumped_object() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let snap = collect(&mut source(
         FakeKernel::captured_host(),
         &proc,
@@ -146,7 +123,7 @@ fn tallies_add_up_to_every_dumped_object() {
 
 #[test]
 fn worker_thread_objects_are_counted_under_their_process() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let snap = collect(&mut source(
         FakeKernel::captured_host(),
         &proc,
@@ -172,7 +149,7 @@ fn worker_thread_objects_are_counted_under_their_process() {
 
 #[test]
 fn kernel_and_unattributed_rows_are_explicit() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let snap = collect(&mut source(
         FakeKernel::captured_host(),
         &proc,
@@ -201,7 +178,7 @@ fn kernel_and_unattributed_rows_are_explicit() {
 
 #[test]
 fn error_qps_are_kept_with_their_owner() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let snap = collect(&mut source(
         FakeKernel::captured_host(),
         &proc,
@@ -224,7 +201,7 @@ fn error_qps_are_kept_with_their_owner() {
 
 #[test]
 fn mr_bytes_are_summed_per_process() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let snap = collect(&mut source(
         FakeKernel::captured_host(),
         &proc,
@@ -254,7 +231,7 @@ fn mr_bytes_are_summed_per_process() {
 
 #[test]
 fn object_dumps_follow_their_own_cadence() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let mut src = source(
         FakeKernel::captured_host(),
         &proc,
@@ -288,7 +265,7 @@ fn src_kernel(src: LiveSource<FakeKernel>) -> FakeKernel {
 
 #[test]
 fn asking_for_a_process_in_detail_dumps_again_and_keeps_its_objects() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let mut src = source(
         FakeKernel::captured_host(),
         &proc,
@@ -317,7 +294,7 @@ fn asking_for_a_process_in_detail_dumps_again_and_keeps_its_objects() {
 
 #[test]
 fn a_vanished_device_is_reported_and_the_rest_still_shown() {
-    let proc = captured_procs();
+    let proc = FakeProc::captured_host();
     let mut kernel = FakeKernel::captured_host();
     // rxe1 answers the summary (taken first) but is gone for everything after.
     let summary = kernel.clone_summary();

@@ -89,3 +89,29 @@ pub fn status(comm: &str, tgid: u32, pid: u32, uid: u32) -> String {
         "Name:\t{comm}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t{tgid}\nNgid:\t0\nPid:\t{pid}\nPPid:\t1\nTracerPid:\t0\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\nGid:\t0\t0\t0\t0\nFDSize:\t64\nGroups:\t\nThreads:\t4\n"
     )
 }
+
+impl FakeProc {
+    /// The processes of the host in `tests/fixtures/netlink/` (see
+    /// `FakeKernel::captured_host`). rping's objects were created by its
+    /// worker threads 664 and 673; ib_write_bw 676 has exited since.
+    pub fn captured_host() -> FakeProc {
+        let proc = FakeProc::new();
+        for (pid, comm) in [
+            (638, "ibv_rc_pingpong"),
+            (642, "ibv_rc_pingpong"),
+            (645, "ibv_srq_pingpon"),
+            (649, "ibv_srq_pingpon"),
+            (652, "ibv_ud_pingpong"),
+            (656, "ibv_ud_pingpong"),
+            (659, "rping"),
+            (667, "ib_write_bw"),
+            (670, "rping"),
+            (679, "rxe_helper"),
+        ] {
+            proc.process(pid, comm, u64::from(pid) * 10, &[comm, "-d", "rxe0"], 0);
+        }
+        proc.thread(659, 664, "rping", 6640, 0);
+        proc.thread(670, 673, "rping", 6730, 0);
+        proc
+    }
+}
