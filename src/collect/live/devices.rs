@@ -1,0 +1,135 @@
+//! Phase 1 and 2 of a collection: the summary, device details, ports, netns
+//! mode and topology, every collection (docs/architecture.md).
+
+use super::{LiveSource, vanished};
+use crate::collect::sysfs::sysfs_device;
+use crate::collect::verbs::DeviceKey;
+use crate::model::{Device, NetnsMode, Port, Warning, WarningKind};
+use crate::nldev::{DeviceInfo, DeviceSummary, Transport};
+use crate::source::CollectError;
+
+/// What the device phase read.
+pub(super) struct DeviceRead {
+    pub devices: Vec<Device>,
+    pub netns_mode: Option<NetnsMode>,
+    pub warnings: Vec<Warning>,
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// Reads every device's counts and details. Fails only when the summary
+    /// cannot be read: without it there is nothing to show.
+    pub(super) fn read_devices(&mut self) -> Result<DeviceRead, CollectError> {
+        let mut warnings = Vec::new();
+        let mut summaries = self.client.summaries()?;
+        let infos = match self.client.devices() {
+            Ok(infos) => infos,
+            Err(e) => {
+                warnings.push(Warning::new(
+                    WarningKind::Other,
+                    format!("device details unavailable: {e}"),
+                ));
+                Vec::new()
+            }
+        };
+        if self.query_verbs(&summaries, &infos) {
+            // Reading limits opened (and closed) a device context of our own;
+            // the counts shown are taken after it is gone.
+            summaries = self.client.summaries()?;
+        }
+        let netns_mode = match self.client.sys() {
+            Ok(sys) => sys.netns_mode,
+            Err(_) => None, // older kernels have no SYS_GET; nothing to tell
+        };
+        if netns_mode == Some(NetnsMode::Exclusive) {
+            warnings.push(Warning::new(
+                WarningKind::Netns,
+                "RDMA netns mode is exclusive: only devices of this network namespace are visible",
+            ));
+        }
+        let devices = summaries
+            .iter()
+            .map(|summary| self.device_of(summary, &infos, &mut warnings))
+            .collect::<Vec<_>>();
+        // Renamed or removed devices must not keep stale topology.
+        self.sysfs
+            .retain(|name, _| devices.iter().any(|d| &d.name == name));
+        Ok(DeviceRead {
+            devices,
+            netns_mode,
+            warnings,
+        })
+    }
+
+    /// Asks libibverbs for the limits of devices not seen before; true when
+    /// a device context of restop's own existed for a moment.
+    fn query_verbs(&mut self, summaries: &[DeviceSummary], infos: &[DeviceInfo]) -> bool {
+        let keys: Vec<DeviceKey> = summaries
+            .iter()
+            .map(|s| DeviceKey {
+                index: s.index,
+                name: s.name.clone(),
+                node_guid: infos
+                    .iter()
+                    .find(|i| i.index == s.index)
+                    .and_then(|i| i.node_guid),
+            })
+            .collect();
+        let opened = self.verbs.query_new(&keys);
+        let notes = self.verbs.take_notes();
+        self.note(notes);
+        opened
+    }
+
+    /// One device: its summary, limits, details, ports and topology.
+    fn device_of(
+        &mut self,
+        summary: &DeviceSummary,
+        infos: &[DeviceInfo],
+        warnings: &mut Vec<Warning>,
+    ) -> Device {
+        let mut device = Device::new(summary.index, summary.name.clone());
+        device.usage = summary.usage.clone();
+        if let Some(attrs) = self.verbs.attrs(summary.index, &summary.name) {
+            attrs.apply_to(&mut device);
+        }
+        if let Some(info) = infos.iter().find(|i| i.index == summary.index) {
+            apply_info(&mut device, info);
+            match self.client.ports(summary.index) {
+                Ok(ports) => {
+                    device.ports = ports
+                        .into_iter()
+                        .map(|p| Port {
+                            index: p.port,
+                            state: p.state,
+                            phys_state: p.phys_state,
+                            netdev: p.netdev,
+                            netdev_index: p.netdev_index,
+                        })
+                        .collect();
+                }
+                Err(e) if e.is_no_device() => warnings.push(vanished(&device.name)),
+                Err(e) => warnings.push(Warning::new(
+                    WarningKind::Other,
+                    format!("ports of {} unavailable: {e}", device.name),
+                )),
+            }
+        }
+        let topo = self
+            .sysfs
+            .entry(device.name.clone())
+            .or_insert_with(|| sysfs_device(&self.options.sys_root, &summary.name));
+        device.pci = topo.pci.clone();
+        device.pf = topo.pf.clone();
+        device
+    }
+}
+
+fn apply_info(device: &mut Device, info: &DeviceInfo) {
+    device.node_guid = info.node_guid;
+    device.sys_image_guid = info.sys_image_guid;
+    device.fw_version = info.fw_version.clone();
+    device.node_type = info
+        .node_type
+        .map(|t| crate::model::device::node_type_name(t).to_string());
+    device.protocol = info.protocol.clone();
+}

@@ -1,0 +1,249 @@
+//! The live source: the kernel's resource tracking over NETLINK_RDMA, owners
+//! from procfs, topology from sysfs, folded into one [`Snapshot`].
+//!
+//! Every collection reads the cheap parts (device list, ports, the summary
+//! counts). Object dumps run on their own cadence ([`ObjectCadence`]); between
+//! them the last dump's tallies and kept objects are reused, so a 1 s refresh
+//! never turns into a firmware query per QP per second on a busy host.
+//!
+//! A collection runs in the phases of docs/architecture.md, one file each:
+//! devices (`devices.rs`), the object round (`round.rs`), leaving out
+//! restop's own objects (`own.rs`) and assembly (`assemble.rs`).
+
+mod assemble;
+mod devices;
+mod hidden;
+mod own;
+mod round;
+
+use self::assemble::{Collected, assemble};
+use self::devices::DeviceRead;
+use self::own::leave_out_own;
+use self::round::ObjectView;
+use super::cadence::ObjectCadence;
+use super::cgroup_rdma::CgroupRdmaReader;
+use super::procfs::ProcReader;
+use super::sysfs::SysfsDevice;
+use super::verbs::VerbsLimits;
+use crate::model::{Snapshot, SourceKind, Warning, WarningKind};
+use crate::nldev::{NlError, NldevClient, SocketTransport, Transport};
+use crate::source::{CollectError, CollectRequest, Source};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Diagnostics kept for `take_notes`.
+const MAX_NOTES: usize = 64;
+
+#[derive(Clone, Debug)]
+pub struct LiveOptions {
+    /// Longest wait for one netlink reply.
+    pub timeout: Duration,
+    /// Minimum time between object dumps (the summary runs every collection).
+    pub object_interval: Duration,
+    /// Where procfs is mounted (tests point this at a fake tree).
+    pub proc_root: PathBuf,
+    /// Where sysfs is mounted.
+    pub sys_root: PathBuf,
+    /// Read device limits through libibverbs when the kernel's summary has
+    /// none (`--no-verbs` turns this off).
+    pub verbs: bool,
+    /// restop's own process id: objects it owns (the context opened to read
+    /// limits) are never counted. Tests name a fake process instead.
+    pub own_pid: u32,
+    /// Print diagnostics (why no limits came from verbs, what libibverbs
+    /// printed) on stderr as they arise (`RESTOP_DEBUG` in `--once`/`--json`).
+    pub print_notes: bool,
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        LiveOptions {
+            timeout: Duration::from_secs(5),
+            object_interval: Duration::ZERO,
+            proc_root: PathBuf::from("/proc"),
+            sys_root: PathBuf::from("/sys"),
+            verbs: true,
+            own_pid: std::process::id(),
+            print_notes: false,
+        }
+    }
+}
+
+pub struct LiveSource<T: Transport = SocketTransport> {
+    client: NldevClient<T>,
+    procs: ProcReader,
+    options: LiveOptions,
+    cadence: ObjectCadence,
+    view: Option<ObjectView>,
+    sysfs: HashMap<String, SysfsDevice>,
+    host: String,
+    kernel: String,
+    verbs: VerbsLimits,
+    cgroups: CgroupRdmaReader,
+    notes: Vec<String>,
+}
+
+impl LiveSource<SocketTransport> {
+    pub fn open(options: LiveOptions) -> Result<LiveSource<SocketTransport>, CollectError> {
+        let client = NldevClient::open(options.timeout)?;
+        Ok(LiveSource::with_client(client, options))
+    }
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// A live source over any transport (tests use recorded kernel replies).
+    pub fn with_client(client: NldevClient<T>, options: LiveOptions) -> LiveSource<T> {
+        let (host, kernel) = uname();
+        let verbs = if options.verbs {
+            VerbsLimits::system()
+        } else {
+            VerbsLimits::disabled()
+        };
+        LiveSource {
+            client,
+            procs: ProcReader::new(options.proc_root.clone()),
+            cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
+            verbs,
+            notes: Vec::new(),
+            cadence: ObjectCadence::new(options.object_interval),
+            options,
+            view: None,
+            sysfs: HashMap::new(),
+            host,
+            kernel,
+        }
+    }
+
+    fn collect_inner(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
+        let started = Instant::now();
+        let collected_at_ms = unix_ms(SystemTime::now());
+        let DeviceRead {
+            mut devices,
+            netns_mode,
+            mut warnings,
+        } = self.read_devices()?;
+        let scope_changed = self
+            .view
+            .as_ref()
+            .is_none_or(|v| v.scope != request.details);
+        let dump_due = request.force_objects || scope_changed || self.cadence.due(Instant::now());
+        if dump_due {
+            let dump_start = Instant::now();
+            let view = self.object_round(&devices, request.details.clone());
+            self.cadence.record(dump_start, dump_start.elapsed());
+            self.view = Some(view);
+        } else if self.cadence.postponed(Instant::now()) {
+            warnings.push(Warning::new(
+                WarningKind::SlowDump,
+                format!(
+                    "object dumps take {} ms: refreshed every {:.1} s",
+                    self.cadence.last_duration().as_millis(),
+                    self.cadence.effective_interval().as_secs_f64()
+                ),
+            ));
+        }
+        let view = self.view.take().unwrap_or_default();
+        if dump_due {
+            // Objects of our own that existed while this summary was taken
+            // are no one's usage either.
+            let own = leave_out_own(&mut devices, &view.own);
+            if own > 0 {
+                self.note(vec![format!(
+                    "left out {own} objects owned by restop itself"
+                )]);
+            }
+        }
+        let collected = Collected {
+            host: self.host.clone(),
+            kernel: self.kernel.clone(),
+            collected_at_ms,
+            collect_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            netns_mode,
+        };
+        let snapshot = assemble(collected, devices, &view, warnings);
+        self.view = Some(view);
+        Ok(snapshot)
+    }
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// Replaces how device limits are read (tests use a fake library).
+    pub fn set_verbs(&mut self, verbs: VerbsLimits) {
+        self.verbs = verbs;
+    }
+
+    /// Diagnostics gathered so far (missing libibverbs, a device that would
+    /// not open, what the library printed), oldest first; never errors.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn note(&mut self, notes: Vec<String>) {
+        if self.options.print_notes {
+            for n in &notes {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "restop: debug: {n}");
+            }
+        }
+        self.notes.extend(notes);
+        // Nobody may ever take them (the interactive view does not): keep the latest.
+        let excess = self.notes.len().saturating_sub(MAX_NOTES);
+        self.notes.drain(..excess);
+    }
+}
+
+impl<T: Transport + Send> Source for LiveSource<T> {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Live
+    }
+
+    fn collect(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
+        self.collect_inner(request)
+    }
+}
+
+fn vanished(name: &str) -> Warning {
+    Warning::new(
+        WarningKind::DeviceVanished,
+        format!("device {name} disappeared during collection"),
+    )
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn uname() -> (String, String) {
+    match nix::sys::utsname::uname() {
+        Ok(u) => (
+            u.nodename().to_string_lossy().into_owned(),
+            u.release().to_string_lossy().into_owned(),
+        ),
+        Err(_) => (String::from("?"), String::from("?")),
+    }
+}
+
+impl From<&NlError> for WarningKind {
+    fn from(e: &NlError) -> WarningKind {
+        if e.is_permission() {
+            WarningKind::Permission
+        } else {
+            WarningKind::DumpFailed
+        }
+    }
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// The netlink client (tests inspect what was asked so far).
+    pub fn client(&self) -> &NldevClient<T> {
+        &self.client
+    }
+
+    /// Gives the netlink client back (tests inspect what was asked).
+    pub fn into_client(self) -> NldevClient<T> {
+        self.client
+    }
+}
