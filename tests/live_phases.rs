@@ -68,7 +68,7 @@ fn device_phase_alone_reads_summary_details_and_ports() {
 }
 
 #[test]
-fn object_round_dumps_parents_first_on_every_device() {
+fn object_round_dumps_each_type_of_every_device_parents_first() {
     let proc = FakeProc::captured_host();
     let mut src = source_with(&proc, Duration::ZERO, 1);
     collect(&mut src);
@@ -79,9 +79,10 @@ fn object_round_dumps_parents_first_on_every_device() {
         .copied()
         .filter(|(op, _)| OBJECT_DUMPS.contains(op))
         .collect();
-    let expected: Vec<(u16, Option<u32>)> = [0, 1]
+    // Type by type (each type has its own cadence), parents first.
+    let expected: Vec<(u16, Option<u32>)> = OBJECT_DUMPS
         .into_iter()
-        .flat_map(|d| OBJECT_DUMPS.map(|op| (op, Some(d))))
+        .flat_map(|op| [(op, Some(0)), (op, Some(1))])
         .collect();
     assert_eq!(dumps, expected);
 }

@@ -109,6 +109,7 @@ impl Host {
                 d.objects = DumpStatus {
                     collected_at_ms: Some(self.t_ms),
                     errors,
+                    ..DumpStatus::default()
                 };
                 d
             })

@@ -53,6 +53,18 @@ impl Attribution {
         owner
     }
 
+    /// Forgets the parents of type `t` before that type is dumped again, so
+    /// owners of destroyed parents do not linger across rounds.
+    pub fn forget(&mut self, t: crate::model::ResourceType) {
+        use crate::model::ResourceType::*;
+        match t {
+            Ctx => self.ctx.clear(),
+            Pd => self.pd.clear(),
+            Qp => self.qp.clear(),
+            _ => {}
+        }
+    }
+
     fn parent_owner(&self, obj: &Object) -> Option<OwnerKey> {
         let dev = obj.device();
         let known = |o: Option<&OwnerKey>| o.filter(|k| **k != OwnerKey::Unattributed).cloned();

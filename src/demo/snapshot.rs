@@ -46,7 +46,7 @@ pub fn build(world: &World, request: &CollectRequest, timing: &mut Rng) -> Snaps
         }
         device.objects = DumpStatus {
             collected_at_ms: Some(collected_at_ms),
-            errors: Vec::new(),
+            ..DumpStatus::default()
         };
     }
 

@@ -5,9 +5,8 @@
 use super::enums::QpState;
 use super::objects::Object;
 use super::owner::OwnerKey;
-use super::resource::ResourceType;
 use super::snapshot::Tally;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -46,8 +45,6 @@ pub struct ObjectAccumulator {
     // (hundreds of thousands on big hosts), keyed by small trusted values.
     tallies: FxHashMap<(OwnerKey, u32), Tally>,
     kept: Vec<Object>,
-    seen: FxHashSet<(u32, ResourceType, u64)>,
-    duplicates: u64,
 }
 
 impl ObjectAccumulator {
@@ -58,17 +55,10 @@ impl ObjectAccumulator {
         }
     }
 
-    /// Adds one object. Returns `false` (and counts nothing) for a repeat of an
-    /// id already seen on that device: dumps have no consistent cursor, so an
-    /// object can appear twice when others come and go mid-dump.
-    pub fn add(&mut self, obj: Object) -> bool {
+    /// Adds one object. Repeats within a dump are the dump reader's to drop
+    /// (`nldev::dedup`): this counts everything it is given.
+    pub fn add(&mut self, obj: Object) {
         let t = obj.resource_type();
-        if let Some(key) = obj.dedup_key()
-            && !self.seen.insert((obj.device(), t, key))
-        {
-            self.duplicates += 1;
-            return false;
-        }
         let slot = (obj.owner().clone(), obj.device());
         let tally = self
             .tallies
@@ -83,12 +73,6 @@ impl ObjectAccumulator {
         if self.scope.keeps(&obj) {
             self.kept.push(obj);
         }
-        true
-    }
-
-    /// Duplicates dropped so far.
-    pub fn duplicates(&self) -> u64 {
-        self.duplicates
     }
 
     /// Tallies in a stable order (device, then owner) and the kept objects.
@@ -110,6 +94,7 @@ mod tests {
     use crate::model::enums::QpType;
     use crate::model::objects::{Mr, Qp};
     use crate::model::owner::{ProcessKey, ReportedOwner};
+    use crate::model::resource::ResourceType;
 
     fn owner(pid: u32) -> OwnerKey {
         OwnerKey::Process(ProcessKey {
@@ -161,34 +146,6 @@ mod tests {
         assert_eq!(t7.mr_bytes, 12288);
         assert_eq!(t7.qp_states.get(QpState::Rts), 1);
         assert_eq!(kept.len(), 1, "only the ERR QP is kept");
-    }
-
-    #[test]
-    fn repeated_ids_are_counted_once() {
-        let mut acc = ObjectAccumulator::new(DetailScope::All);
-        assert!(acc.add(mr(1, 10, owner(7))));
-        assert!(!acc.add(mr(1, 10, owner(7))));
-        assert_eq!(acc.duplicates(), 1);
-        let (tallies, kept) = acc.finish();
-        assert_eq!(tallies[0].counts[ResourceType::Mr], 1);
-        assert_eq!(kept.len(), 1);
-    }
-
-    #[test]
-    fn qp1_on_two_ports_is_two_objects() {
-        let mut acc = ObjectAccumulator::new(DetailScope::ErrorsOnly);
-        assert!(acc.add(qp(
-            1,
-            Some(1),
-            QpState::Rts,
-            OwnerKey::Kernel("ib_core".into())
-        )));
-        assert!(acc.add(qp(
-            1,
-            Some(2),
-            QpState::Rts,
-            OwnerKey::Kernel("ib_core".into())
-        )));
     }
 
     #[test]

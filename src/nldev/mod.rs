@@ -21,6 +21,7 @@
 pub mod attr;
 pub mod client;
 pub mod consts;
+pub mod dedup;
 pub mod device;
 pub mod entry;
 pub mod error;

@@ -111,7 +111,7 @@ fn mlx5_0() -> Device {
     ]);
     d.objects = DumpStatus {
         collected_at_ms: Some(1_795_971_600_123),
-        errors: vec![],
+        ..DumpStatus::default()
     };
     d
 }
@@ -140,7 +140,7 @@ fn mlx5_1_vf() -> Device {
     ]);
     d.objects = DumpStatus {
         collected_at_ms: Some(1_795_971_600_123),
-        errors: vec![],
+        ..DumpStatus::default()
     };
     d
 }
@@ -164,6 +164,7 @@ fn rxe0() -> Device {
     d.objects = DumpStatus {
         collected_at_ms: Some(1_795_971_597_000),
         errors: vec![(Srq, "Operation not supported (os error 95)".into())],
+        ..DumpStatus::default()
     };
     d
 }

@@ -1,8 +1,10 @@
-//! Phase 4: the snapshot, from this collection's devices and the object view
-//! of the last round.
+//! Phase 4: the snapshot, from this collection's devices and the latest dump
+//! of every object type.
 
-use super::round::ObjectView;
-use crate::model::{Device, Meta, NetnsMode, Snapshot, SourceKind, Warning};
+use super::view::ObjectView;
+use crate::model::{
+    Device, Meta, NetnsMode, OwnerKey, Snapshot, SourceKind, Tally, Warning, WarningKind,
+};
 use std::collections::HashSet;
 
 /// What the snapshot says about the collection itself.
@@ -14,8 +16,8 @@ pub(super) struct Collected {
     pub netns_mode: Option<NetnsMode>,
 }
 
-/// Puts devices and the last object view together; each device says when its
-/// objects were dumped and which dumps failed.
+/// Puts devices and the object view together; each device says when each
+/// type's objects were dumped and which dumps failed.
 pub(super) fn assemble(
     collected: Collected,
     mut devices: Vec<Device>,
@@ -23,14 +25,25 @@ pub(super) fn assemble(
     mut warnings: Vec<Warning>,
 ) -> Snapshot {
     for device in &mut devices {
-        if view.dumped.contains(&device.index) {
-            device.objects.collected_at_ms = Some(view.collected_at_ms);
+        for (t, tv) in &view.types {
+            if tv.dumped.contains(&device.index) {
+                device.objects.types.insert(*t, tv.collected_at_ms);
+            }
+            if let Some(error) = tv.errors.get(&device.index) {
+                device.objects.errors.push((*t, error.clone()));
+            }
         }
-        if let Some(errors) = view.errors.get(&device.index) {
-            device.objects.errors = errors.clone();
-        }
+        // The oldest type: what every count of the device is at least as new as.
+        device.objects.collected_at_ms = device.objects.types.values().min().copied();
     }
-    warnings.extend(view.warnings.iter().cloned());
+    let tallies = view.tallies();
+    for tv in view.types.values() {
+        warnings.extend(tv.warnings.iter().cloned());
+    }
+    warnings.extend(view.round_warnings.iter().cloned());
+    warnings.extend(unattributed_warning(&tallies));
+    let (hidden_fields, hidden) = view.hidden();
+    warnings.extend(hidden);
     // The same condition can be seen twice (a vanished device fails its port
     // query and its dumps); say it once.
     let mut seen = HashSet::new();
@@ -43,12 +56,29 @@ pub(super) fn assemble(
             collected_at_ms: collected.collected_at_ms,
             collect_us: collected.collect_us,
             netns_mode: collected.netns_mode,
-            hidden_fields: view.hidden_fields.clone(),
+            hidden_fields,
             warnings,
         },
         devices,
-        processes: view.processes.clone(),
-        tallies: view.tallies.clone(),
-        objects: view.objects.clone(),
+        processes: view.processes(&tallies),
+        tallies,
+        objects: view.objects(),
     }
+}
+
+fn unattributed_warning(tallies: &[Tally]) -> Option<Warning> {
+    let unattributed: u64 = tallies
+        .iter()
+        .filter(|t| t.owner == OwnerKey::Unattributed)
+        .map(|t| t.counts.total())
+        .sum();
+    (unattributed > 0).then(|| {
+        Warning::new(
+            WarningKind::Unattributed,
+            format!(
+                "{unattributed} objects have no owner restop can name \
+                 (creating thread exited, or created in another PID namespace)"
+            ),
+        )
+    })
 }

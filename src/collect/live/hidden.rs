@@ -3,7 +3,7 @@
 
 use crate::model::{Object, Warning, WarningKind};
 
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct HiddenFields {
     mrs: u64,
     mrs_without_keys: u64,
@@ -28,6 +28,14 @@ impl HiddenFields {
             }
             _ => {}
         }
+    }
+
+    /// Adds what another dump observed.
+    pub(super) fn absorb(&mut self, other: &HiddenFields) {
+        self.mrs += other.mrs;
+        self.mrs_without_keys += other.mrs_without_keys;
+        self.pds += other.pds;
+        self.pds_without_lkey += other.pds_without_lkey;
     }
 
     pub(super) fn report(&self) -> (Vec<String>, Option<Warning>) {

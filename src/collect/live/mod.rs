@@ -15,17 +15,19 @@ mod devices;
 mod hidden;
 mod own;
 mod round;
+mod view;
 
 use self::assemble::{Collected, assemble};
 use self::devices::DeviceRead;
 use self::own::leave_out_own;
-use self::round::ObjectView;
+use self::view::ObjectView;
+use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
 use super::cgroup_rdma::CgroupRdmaReader;
 use super::procfs::ProcReader;
 use super::sysfs::SysfsDevice;
 use super::verbs::VerbsLimits;
-use crate::model::{Snapshot, SourceKind, Warning, WarningKind};
+use crate::model::{Device, ResourceType, Snapshot, SourceKind, Warning, WarningKind};
 use crate::nldev::{NlError, NldevClient, SocketTransport, Transport};
 use crate::source::{CollectError, CollectRequest, Source};
 use std::collections::HashMap;
@@ -75,7 +77,10 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     procs: ProcReader,
     options: LiveOptions,
     cadence: ObjectCadence,
-    view: Option<ObjectView>,
+    view: ObjectView,
+    /// Parent owners, kept across rounds: a type may be dumped without its
+    /// parents when their dumps are not due.
+    attribution: Attribution,
     sysfs: HashMap<String, SysfsDevice>,
     host: String,
     kernel: String,
@@ -108,7 +113,8 @@ impl<T: Transport> LiveSource<T> {
             notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),
             options,
-            view: None,
+            view: ObjectView::default(),
+            attribution: Attribution::default(),
             sysfs: HashMap::new(),
             host,
             kernel,
@@ -117,43 +123,23 @@ impl<T: Transport> LiveSource<T> {
 
     fn collect_inner(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
         let started = Instant::now();
+        self.cadence.collection(started);
         let collected_at_ms = unix_ms(SystemTime::now());
         let DeviceRead {
             mut devices,
             netns_mode,
             mut warnings,
         } = self.read_devices()?;
-        let scope_changed = self
-            .view
-            .as_ref()
-            .is_none_or(|v| v.scope != request.details);
-        let dump_due = request.force_objects || scope_changed || self.cadence.due(Instant::now());
-        if dump_due {
-            let dump_start = Instant::now();
-            let view = self.object_round(&devices, request.details.clone());
-            self.cadence.record(dump_start, dump_start.elapsed());
-            self.view = Some(view);
-        } else if self.cadence.postponed(Instant::now()) {
-            warnings.push(Warning::new(
-                WarningKind::SlowDump,
-                format!(
-                    "object dumps take {} ms: refreshed every {:.1} s",
-                    self.cadence.last_duration().as_millis(),
-                    self.cadence.effective_interval().as_secs_f64()
-                ),
-            ));
+        let dumped = self.objects_phase(&devices, request);
+        // Objects of our own that existed while this summary was taken are
+        // no one's usage either.
+        let own = leave_out_own(&mut devices, &self.view, &dumped);
+        if own > 0 {
+            self.note(vec![format!(
+                "left out {own} objects owned by restop itself"
+            )]);
         }
-        let view = self.view.take().unwrap_or_default();
-        if dump_due {
-            // Objects of our own that existed while this summary was taken
-            // are no one's usage either.
-            let own = leave_out_own(&mut devices, &view.own);
-            if own > 0 {
-                self.note(vec![format!(
-                    "left out {own} objects owned by restop itself"
-                )]);
-            }
-        }
+        warnings.extend(self.postponed_warnings(Instant::now()));
         let collected = Collected {
             host: self.host.clone(),
             kernel: self.kernel.clone(),
@@ -161,9 +147,84 @@ impl<T: Transport> LiveSource<T> {
             collect_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
             netns_mode,
         };
-        let snapshot = assemble(collected, devices, &view, warnings);
-        self.view = Some(view);
-        Ok(snapshot)
+        Ok(assemble(collected, devices, &self.view, warnings))
+    }
+
+    /// Runs the object dumps that are due (all of them when asked, or when
+    /// the detail asked for changed) and puts them in the view; returns the
+    /// types dumped.
+    fn objects_phase(&mut self, devices: &[Device], request: &CollectRequest) -> Vec<ResourceType> {
+        let now = Instant::now();
+        let all = request.force_objects
+            || self.view.types.is_empty()
+            || self.view.scope != request.details;
+        let due = if all {
+            DUMP_ORDER.to_vec()
+        } else {
+            self.cadence.due_types(now)
+        };
+        if due.is_empty() {
+            return due;
+        }
+        if self.view.scope != request.details {
+            self.view.types.clear();
+            self.view.scope = request.details.clone();
+        }
+        let scope = self.view.scope.clone();
+        let mut started = now;
+        for (t, view, took) in self.object_round(devices, &scope, &due) {
+            self.cadence.record(t, started, took);
+            started += took;
+            self.view.types.insert(t, view);
+        }
+        self.refresh_processes();
+        due
+    }
+
+    /// Details and cgroup quotas of the processes this round's dumps named;
+    /// the others keep what was read when their objects were last dumped.
+    fn refresh_processes(&mut self) {
+        let tallies = self.view.tallies();
+        let named = self.view.processes(&tallies);
+        self.cgroups.begin_round();
+        let mut processes = std::collections::BTreeMap::new();
+        for mut process in named {
+            let fresh = self.procs.info(&process.key).cloned();
+            match fresh {
+                Some(info) => {
+                    process = info;
+                    // Quota use changes as fast as objects come and go.
+                    process.rdma_cgroup = self.cgroups.for_process(process.key.pid).map(Box::new);
+                }
+                None => {
+                    if let Some(old) = self.view.processes.get(&process.key) {
+                        process = old.clone();
+                    }
+                }
+            }
+            processes.insert(process.key, process);
+        }
+        self.view.processes = processes;
+        self.view.round_warnings = self.procs.end_tick();
+    }
+
+    /// A `slow_dump` warning per type the duty limit holds back.
+    fn postponed_warnings(&self, now: Instant) -> Vec<Warning> {
+        DUMP_ORDER
+            .into_iter()
+            .filter(|t| self.cadence.postponed(*t, now))
+            .map(|t| {
+                Warning::new(
+                    WarningKind::SlowDump,
+                    format!(
+                        "{} dumps take {} ms: refreshed every {:.1} s",
+                        t.name(),
+                        self.cadence.last_duration(t).as_millis(),
+                        self.cadence.effective_interval(t).as_secs_f64()
+                    ),
+                )
+            })
+            .collect()
     }
 }
 

@@ -2,12 +2,27 @@
 //! libibverbs, and anything under it) are no one's usage. The object round
 //! counts them per device; here they leave the summary counts too.
 
-use crate::model::{Device, TypeCounts};
+use super::view::ObjectView;
+use crate::model::{Device, ResourceType, TypeCounts};
 use std::collections::HashMap;
 
-/// Takes restop's own objects out of every device's summary counts; returns
-/// how many were left out.
-pub(super) fn leave_out_own(devices: &mut [Device], own: &HashMap<u32, TypeCounts>) -> u64 {
+/// Takes restop's own objects, as the dumps of `dumped` (this collection's)
+/// found them, out of every device's summary counts; returns how many.
+pub(super) fn leave_out_own(
+    devices: &mut [Device],
+    view: &ObjectView,
+    dumped: &[ResourceType],
+) -> u64 {
+    let mut own: HashMap<u32, TypeCounts> = HashMap::new();
+    for t in dumped {
+        for (device, n) in view.types.get(t).map(|v| &v.own).into_iter().flatten() {
+            own.entry(*device).or_default().add(*t, *n);
+        }
+    }
+    subtract_all(devices, &own)
+}
+
+fn subtract_all(devices: &mut [Device], own: &HashMap<u32, TypeCounts>) -> u64 {
     for device in devices.iter_mut() {
         if let Some(counts) = own.get(&device.index) {
             subtract(device, counts);
@@ -52,7 +67,7 @@ mod tests {
         own.add(ResourceType::Ctx, 1);
         own.add(ResourceType::Pd, 5);
         let mut devices = vec![d, Device::new(4, "rxe1")];
-        let left_out = leave_out_own(&mut devices, &HashMap::from([(3, own)]));
+        let left_out = subtract_all(&mut devices, &HashMap::from([(3, own)]));
         assert_eq!(left_out, 6);
         let usage = &devices[0].usage;
         assert_eq!(usage.get(ResourceType::Ctx).map(|e| e.current), Some(1));

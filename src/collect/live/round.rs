@@ -1,177 +1,190 @@
-//! Phase 3: one round of object dumps over every device, parents first. Each
-//! entry is attributed and folded into per-owner tallies as it arrives; only
-//! the objects the view asked for are kept.
+//! Phase 3: a round of object dumps of the types that are due, over every
+//! device, parents first. Each entry is checked for repeats, attributed and
+//! folded into per-owner tallies as it arrives; only the objects the view
+//! asked for are kept. Memory does not grow with the number of objects.
 
 use super::hidden::HiddenFields;
+use super::view::TypeView;
 use super::{LiveSource, vanished};
-use crate::collect::attribution::{Attribution, DUMP_ORDER};
 use crate::model::{
-    DetailScope, Device, Object, ObjectAccumulator, OwnerKey, ProcessInfo, ResourceType, Tally,
-    TypeCounts, Warning, WarningKind,
+    DetailScope, Device, Object, ObjectAccumulator, OwnerKey, ProcessKey, ReportedOwner,
+    ResourceType, Warning, WarningKind,
 };
+use crate::nldev::dedup::{DumpDedup, Seen};
 use crate::nldev::{NlError, Transport};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
-/// What the last object dumps produced; reused until the next dump is due.
-#[derive(Clone, Debug, Default)]
-pub(super) struct ObjectView {
-    pub scope: DetailScope,
-    pub collected_at_ms: u64,
-    pub tallies: Vec<Tally>,
-    pub objects: Vec<Object>,
-    pub processes: Vec<ProcessInfo>,
-    pub hidden_fields: Vec<String>,
-    pub warnings: Vec<Warning>,
-    /// Per device index: types whose dump failed, with the reason.
-    pub errors: HashMap<u32, Vec<(ResourceType, String)>>,
-    /// Devices whose dumps completed (at least partly) in that round.
-    pub dumped: BTreeSet<u32>,
-    /// Per device index: restop's own objects seen (and left out) in that round.
-    pub own: HashMap<u32, TypeCounts>,
+/// How one (device, type) dump ended.
+enum DumpEnd {
+    Done,
+    /// Ids came out of order: read again with the exact filter.
+    OutOfOrder,
+    Gone,
+    Failed(NlError),
 }
 
-/// The state one round folds objects into.
-struct Round {
+/// What one (device, type) dump folds into.
+struct DumpState {
     acc: ObjectAccumulator,
-    attribution: Attribution,
+    dedup: DumpDedup,
     hidden: HiddenFields,
-    view: ObjectView,
+    own: u64,
+    repeats: u64,
+    out_of_order: bool,
+    /// The last creating thread resolved and its process: consecutive
+    /// entries nearly always share it, which saves a lookup per object.
+    last_task: Option<(u32, ProcessKey)>,
+}
+
+impl DumpState {
+    fn new(scope: &DetailScope, dedup: DumpDedup) -> DumpState {
+        DumpState {
+            acc: ObjectAccumulator::new(scope.clone()),
+            dedup,
+            hidden: HiddenFields::default(),
+            own: 0,
+            repeats: 0,
+            out_of_order: false,
+            last_task: None,
+        }
+    }
 }
 
 impl<T: Transport> LiveSource<T> {
-    /// Dumps every type of every device and folds the objects into a view.
-    pub(super) fn object_round(&mut self, devices: &[Device], scope: DetailScope) -> ObjectView {
-        let mut round = Round {
-            acc: ObjectAccumulator::new(scope.clone()),
-            attribution: Attribution::default(),
-            hidden: HiddenFields::default(),
-            view: ObjectView {
-                scope,
-                collected_at_ms: super::unix_ms(std::time::SystemTime::now()),
-                ..ObjectView::default()
-            },
-        };
+    /// Dumps `types` (in dump order) of every device; returns each type's
+    /// view and how long its dumps took.
+    pub(super) fn object_round(
+        &mut self,
+        devices: &[Device],
+        scope: &DetailScope,
+        types: &[ResourceType],
+    ) -> Vec<(ResourceType, TypeView, Duration)> {
         self.procs.begin_tick();
-        for device in devices {
-            for t in DUMP_ORDER {
-                if !self.dump_type(&mut round, device, t) {
-                    break;
+        let mut gone = BTreeSet::new();
+        let mut out = Vec::new();
+        for &t in types {
+            let started = Instant::now();
+            let mut view = TypeView {
+                collected_at_ms: super::unix_ms(std::time::SystemTime::now()),
+                ..TypeView::default()
+            };
+            self.attribution.forget(t);
+            for device in devices {
+                if gone.contains(&device.index) {
+                    continue;
+                }
+                if !self.dump_into(&mut view, device, t, scope) {
+                    gone.insert(device.index);
                 }
             }
+            out.push((t, view, started.elapsed()));
         }
-        self.finish_round(round)
+        out
     }
 
-    /// Dumps one type of one device into the round; false when the device is
-    /// gone (its other types are not asked for).
-    fn dump_type(&mut self, round: &mut Round, device: &Device, t: ResourceType) -> bool {
-        let own_pid = self.options.own_pid;
-        let procs = &mut self.procs;
-        let Round {
-            acc,
-            attribution,
-            hidden,
-            view,
-        } = round;
-        let own = &mut view.own;
-        let mut sink = |mut obj: Object| {
-            hidden.observe(&obj);
-            let owner = attribution.resolve(&obj, |tid| procs.process_of_thread(tid));
-            if owner.pid() == Some(own_pid) {
-                // restop's own context (and anything under it) is not a consumer.
-                own.entry(obj.device())
-                    .or_default()
-                    .add(obj.resource_type(), 1);
-                return;
-            }
-            obj.set_owner(owner);
-            acc.add(obj);
-        };
-        match self.client.dump_objects(device.index, t, &mut sink) {
-            Ok(_) => {
+    /// One (device, type) dump into `view`, read again with the exact
+    /// filter if its ids came out of order; false when the device is gone.
+    fn dump_into(
+        &mut self,
+        view: &mut TypeView,
+        device: &Device,
+        t: ResourceType,
+        scope: &DetailScope,
+    ) -> bool {
+        let mut state = DumpState::new(scope, DumpDedup::ordered());
+        let mut end = self.dump_once(&mut state, device.index, t);
+        if matches!(end, DumpEnd::OutOfOrder) {
+            view.warnings.push(Warning::new(
+                WarningKind::Other,
+                format!(
+                    "{} dump of {} was not in id order: read again, remembering every id",
+                    t.name(),
+                    device.name
+                ),
+            ));
+            state = DumpState::new(scope, DumpDedup::exact());
+            end = self.dump_once(&mut state, device.index, t);
+        }
+        match end {
+            DumpEnd::Done | DumpEnd::OutOfOrder => {
                 view.dumped.insert(device.index);
+                let (tallies, objects) = state.acc.finish();
+                view.tallies.extend(tallies);
+                view.objects.extend(objects);
+                view.hidden.absorb(&state.hidden);
+                if state.own > 0 {
+                    view.own.insert(device.index, state.own);
+                }
                 true
             }
-            Err(e) if e.is_no_device() => {
+            DumpEnd::Gone => {
                 view.warnings.push(vanished(&device.name));
                 false
             }
-            Err(e) => {
-                record_failure(view, device, t, &e);
+            DumpEnd::Failed(e) => {
+                let message = e.to_string();
+                view.warnings.push(Warning::new(
+                    WarningKind::from(&e),
+                    format!("{} dump of {} failed: {message}", t.name(), device.name),
+                ));
+                view.errors.insert(device.index, message);
                 true
             }
         }
     }
 
-    /// Tallies, owning processes with their cgroup quotas, and the round's
-    /// warnings.
-    fn finish_round(&mut self, round: Round) -> ObjectView {
-        let Round {
-            acc,
-            hidden,
-            mut view,
-            ..
-        } = round;
-        let (tallies, objects) = acc.finish();
-        view.warnings.extend(unattributed_warning(&tallies));
-        let mut keys: Vec<_> = tallies
-            .iter()
-            .filter_map(|t| match &t.owner {
-                OwnerKey::Process(key) => Some(*key),
-                _ => None,
-            })
-            .collect();
-        keys.sort();
-        keys.dedup();
-        view.processes = keys
-            .iter()
-            .map(|k| {
-                self.procs
-                    .info(k)
-                    .cloned()
-                    .unwrap_or_else(|| ProcessInfo::unknown(*k))
-            })
-            .collect();
-        // Quota use changes as fast as objects come and go: read every round.
-        self.cgroups.begin_round();
-        for process in &mut view.processes {
-            process.rdma_cgroup = self.cgroups.for_process(process.key.pid).map(Box::new);
+    /// Reads one dump through `state`'s filter.
+    fn dump_once(&mut self, state: &mut DumpState, device: u32, t: ResourceType) -> DumpEnd {
+        let own_pid = self.options.own_pid;
+        let procs = &mut self.procs;
+        let attribution = &mut self.attribution;
+        let mut sink = |mut obj: Object| {
+            if state.out_of_order {
+                return;
+            }
+            match state.dedup.check(&obj) {
+                Seen::New => {}
+                Seen::Repeat => {
+                    state.repeats += 1;
+                    return;
+                }
+                Seen::OutOfOrder => {
+                    state.out_of_order = true;
+                    return;
+                }
+            }
+            state.hidden.observe(&obj);
+            let owner = match (&obj, obj.reported(), state.last_task) {
+                // Not a parent (nothing to remember) and the same thread as
+                // the previous entry: the same process.
+                (
+                    Object::Mr(_) | Object::Cq(_) | Object::Srq(_) | Object::CmId(_),
+                    ReportedOwner::Task(tid),
+                    Some((last, key)),
+                ) if *tid == last => OwnerKey::Process(key),
+                _ => {
+                    let owner = attribution.resolve(&obj, |tid| procs.process_of_thread(tid));
+                    state.last_task = match (obj.reported(), &owner) {
+                        (ReportedOwner::Task(tid), OwnerKey::Process(key)) => Some((*tid, *key)),
+                        _ => state.last_task,
+                    };
+                    owner
+                }
+            };
+            if owner.pid() == Some(own_pid) {
+                // restop's own context (and anything under it) is not a consumer.
+                state.own += 1;
+                return;
+            }
+            obj.set_owner(owner);
+            state.acc.add(obj);
+        };
+        match self.client.dump_objects(device, t, &mut sink) {
+            Ok(_) if state.out_of_order => DumpEnd::OutOfOrder,
+            Ok(_) => DumpEnd::Done,
+            Err(e) if e.is_no_device() => DumpEnd::Gone,
+            Err(e) => DumpEnd::Failed(e),
         }
-        view.warnings.extend(self.procs.end_tick());
-        let (fields, warning) = hidden.report();
-        view.hidden_fields = fields;
-        view.warnings.extend(warning);
-        view.tallies = tallies;
-        view.objects = objects;
-        view
     }
-}
-
-fn record_failure(view: &mut ObjectView, device: &Device, t: ResourceType, e: &NlError) {
-    let message = e.to_string();
-    view.warnings.push(Warning::new(
-        WarningKind::from(e),
-        format!("{} dump of {} failed: {message}", t.name(), device.name),
-    ));
-    view.errors
-        .entry(device.index)
-        .or_default()
-        .push((t, message));
-}
-
-fn unattributed_warning(tallies: &[Tally]) -> Option<Warning> {
-    let unattributed: u64 = tallies
-        .iter()
-        .filter(|t| t.owner == OwnerKey::Unattributed)
-        .map(|t| t.counts.total())
-        .sum();
-    (unattributed > 0).then(|| {
-        Warning::new(
-            WarningKind::Unattributed,
-            format!(
-                "{unattributed} objects have no owner restop can name \
-                 (creating thread exited, or created in another PID namespace)"
-            ),
-        )
-    })
 }
