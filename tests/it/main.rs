@@ -3,6 +3,16 @@
 //! `tui_common` (an app fed with a small host), `support` (fake kernel and /proc) and
 //! `vm_support` (the real-kernel harness).
 
+// Tests and their helpers may unwrap, expect and panic: a failed assumption is the failure to
+// report (clippy.toml allows it inside test functions; this covers the shared helpers too). A
+// test that reads as one specification may be long.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::too_many_lines
+)]
+
 mod batch_cli;
 mod batch_loop;
 mod cli_binary;
