@@ -9,10 +9,11 @@
 //! `-- --sizes 1000000 --runs 5` picks sizes and runs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../tests/support/fake_kernel.rs"]
+#[path = "../tests/it/support/fake_kernel.rs"]
 #[allow(dead_code)]
 mod fake_kernel;
-#[path = "../tests/support/fake_proc.rs"]
+#[path = "../tests/it/support/fake_proc.rs"]
+#[allow(dead_code)]
 mod fake_proc;
 #[path = "scale/synthetic.rs"]
 mod synthetic;
