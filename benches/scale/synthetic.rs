@@ -4,7 +4,9 @@
 //! except device 0's MR dump: that one is made, message by message while it
 //! is read, from the MR entries the kernel sent in the capture, each copy
 //! given the next id (so ids are distinct and increase, as in the kernel's
-//! walk) and the capture's owner. Nothing of the dump is kept, so the
+//! walk) and the capture's owner; each message holds the copies of one
+//! captured entry, so owners come in runs as when a process registers its
+//! buffers. Nothing of the dump is kept, so the
 //! generator's memory is one message whatever the number of MRs.
 
 use super::fake_kernel::FakeKernel;
@@ -29,7 +31,11 @@ struct Template {
 pub struct SyntheticKernel {
     inner: FakeKernel,
     mrs: u64,
-    full: Template,
+    /// One message's worth of entries per captured owner: a process's MRs
+    /// come in runs of consecutive ids, as when it registers its buffers.
+    full: Vec<Template>,
+    /// Messages generated in the current dump.
+    sent: usize,
     /// Set while device 0's MR dump is being read: the next id to hand out.
     next_id: Option<u64>,
     tail: Vec<u8>,
@@ -104,11 +110,15 @@ impl SyntheticKernel {
     pub fn new(mrs: u64) -> SyntheticKernel {
         let captured = captured_entries();
         let per_message = MESSAGE_BYTES / captured[0].len();
-        let entries: Vec<&Vec<u8>> = captured.iter().cycle().take(per_message).collect();
+        let full = captured
+            .iter()
+            .map(|e| build(&vec![e; per_message]))
+            .collect();
         SyntheticKernel {
             inner: FakeKernel::captured_host(),
             mrs,
-            full: build(&entries),
+            full,
+            sent: 0,
             next_id: None,
             tail: Vec::new(),
             shuffled: false,
@@ -117,7 +127,7 @@ impl SyntheticKernel {
 
     /// MR entries per generated message.
     pub fn per_message(&self) -> usize {
-        self.full.id_offsets.len()
+        self.full[0].id_offsets.len()
     }
 }
 
@@ -133,6 +143,7 @@ impl Transport for SyntheticKernel {
     fn send(&mut self, op: &'static str, request: &[u8]) -> Result<(), NlError> {
         if is_mr_dump_of_device_0(request) {
             self.next_id = Some(1);
+            self.sent = 0;
             return Ok(());
         }
         self.next_id = None;
@@ -157,13 +168,16 @@ impl Transport for SyntheticKernel {
         } else {
             (next..next + n as u64).collect()
         };
-        for (offset, id) in self.full.id_offsets.iter().zip(&ids) {
-            let id = u32::try_from(*id).unwrap_or(u32::MAX);
-            self.full.message[*offset..*offset + 4].copy_from_slice(&id.to_ne_bytes());
-        }
+        let which = self.sent % self.full.len();
+        self.sent += 1;
         self.next_id = Some(next + n as u64);
         if n == self.per_message() {
-            return Ok(&self.full.message);
+            let full = &mut self.full[which];
+            for (offset, id) in full.id_offsets.iter().zip(&ids) {
+                let id = u32::try_from(*id).unwrap_or(u32::MAX);
+                full.message[*offset..*offset + 4].copy_from_slice(&id.to_ne_bytes());
+            }
+            return Ok(&full.message);
         }
         // The last, shorter message.
         let captured = captured_entries();

@@ -46,6 +46,10 @@ pub fn build(world: &World, request: &CollectRequest, timing: &mut Rng) -> Snaps
         }
         device.objects = DumpStatus {
             collected_at_ms: Some(collected_at_ms),
+            types: ResourceType::ALL
+                .into_iter()
+                .map(|t| (t, collected_at_ms))
+                .collect(),
             ..DumpStatus::default()
         };
     }

@@ -43,7 +43,11 @@ pub struct ObjectAccumulator {
     scope: DetailScope,
     // Fx hashing: these maps see one lookup per object of every dump
     // (hundreds of thousands on big hosts), keyed by small trusted values.
-    tallies: FxHashMap<(OwnerKey, u32), Tally>,
+    index: FxHashMap<(OwnerKey, u32), usize>,
+    tallies: Vec<Tally>,
+    /// The slot the previous object went to: dumps list an owner's objects
+    /// in runs, so most objects skip the hash lookup.
+    last: usize,
     kept: Vec<Object>,
 }
 
@@ -59,11 +63,25 @@ impl ObjectAccumulator {
     /// (`nldev::dedup`): this counts everything it is given.
     pub fn add(&mut self, obj: Object) {
         let t = obj.resource_type();
-        let slot = (obj.owner().clone(), obj.device());
-        let tally = self
-            .tallies
-            .entry(slot)
-            .or_insert_with_key(|(owner, device)| Tally::new(owner.clone(), *device));
+        let tally = match self.tallies.get(self.last) {
+            Some(last) if last.device == obj.device() && last.owner == *obj.owner() => self.last,
+            _ => {
+                let next = self.tallies.len();
+                let at = *self
+                    .index
+                    .entry((obj.owner().clone(), obj.device()))
+                    .or_insert(next);
+                if at == next {
+                    self.tallies
+                        .push(Tally::new(obj.owner().clone(), obj.device()));
+                }
+                self.last = at;
+                at
+            }
+        };
+        let Some(tally) = self.tallies.get_mut(tally) else {
+            return;
+        };
         tally.counts.add(t, 1);
         match &obj {
             Object::Mr(mr) => tally.mr_bytes = tally.mr_bytes.saturating_add(mr.len),
@@ -77,7 +95,7 @@ impl ObjectAccumulator {
 
     /// Tallies in a stable order (device, then owner) and the kept objects.
     pub fn finish(self) -> (Vec<Tally>, Vec<Object>) {
-        let mut tallies: Vec<Tally> = self.tallies.into_values().collect();
+        let mut tallies = self.tallies;
         tallies.sort_by(|a, b| a.device.cmp(&b.device).then_with(|| a.owner.cmp(&b.owner)));
         (tallies, self.kept)
     }

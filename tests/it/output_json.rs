@@ -83,6 +83,7 @@ fn device_keys_match_the_schema() {
             "usage",
             "object_limits",
             "objects_collected_at_ms",
+            "objects_collected_at_ms_by_type",
             "object_errors"
         ])
     );

@@ -4,7 +4,7 @@
 use super::{LiveSource, vanished};
 use crate::collect::sysfs::sysfs_device;
 use crate::collect::verbs::DeviceKey;
-use crate::model::{Device, NetnsMode, Port, Warning, WarningKind};
+use crate::model::{Device, NetnsMode, Port, ResourceType, Warning, WarningKind};
 use crate::nldev::{DeviceInfo, DeviceSummary, Transport};
 use crate::source::CollectError;
 
@@ -60,11 +60,15 @@ impl<T: Transport> LiveSource<T> {
         })
     }
 
-    /// Asks libibverbs for the limits of devices not seen before; true when
-    /// a device context of restop's own existed for a moment.
+    /// Asks libibverbs for the limits of devices not seen before whose
+    /// summary lacks a kernel maximum; true when a device context of
+    /// restop's own existed for a moment. When every device has its kernel
+    /// maxima, the library is never loaded: that is most of a small host's
+    /// start-up otherwise.
     fn query_verbs(&mut self, summaries: &[DeviceSummary], infos: &[DeviceInfo]) -> bool {
         let keys: Vec<DeviceKey> = summaries
             .iter()
+            .filter(|s| lacks_kernel_max(s))
             .map(|s| DeviceKey {
                 index: s.index,
                 name: s.name.clone(),
@@ -124,6 +128,22 @@ impl<T: Transport> LiveSource<T> {
     }
 }
 
+/// True when the summary has no maximum for a type libibverbs knows a limit of.
+fn lacks_kernel_max(summary: &DeviceSummary) -> bool {
+    VERBS_LIMITED
+        .iter()
+        .any(|t| summary.usage.get(*t).is_none_or(|e| e.max.is_none()))
+}
+
+/// The types `ibv_query_device` gives a count limit for.
+const VERBS_LIMITED: [ResourceType; 5] = [
+    ResourceType::Qp,
+    ResourceType::Cq,
+    ResourceType::Mr,
+    ResourceType::Pd,
+    ResourceType::Srq,
+];
+
 fn apply_info(device: &mut Device, info: &DeviceInfo) {
     device.node_guid = info.node_guid;
     device.sys_image_guid = info.sys_image_guid;
@@ -132,4 +152,37 @@ fn apply_info(device: &mut Device, info: &DeviceInfo) {
         .node_type
         .map(|t| crate::model::device::node_type_name(t).to_string());
     device.protocol = info.protocol.clone();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{LimitSource, UsageEntry};
+
+    fn summary(max_of: &[ResourceType]) -> DeviceSummary {
+        let mut s = DeviceSummary {
+            index: 0,
+            name: "mlx5_0".into(),
+            usage: Default::default(),
+        };
+        for t in ResourceType::ALL {
+            let max = max_of.contains(&t).then_some(1000);
+            s.usage.set(
+                t,
+                UsageEntry {
+                    current: 1,
+                    max,
+                    max_source: max.map(|_| LimitSource::Kernel),
+                },
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn libibverbs_is_needed_only_without_kernel_maxima() {
+        assert!(!lacks_kernel_max(&summary(&VERBS_LIMITED)));
+        assert!(lacks_kernel_max(&summary(&[ResourceType::Qp])));
+        assert!(lacks_kernel_max(&summary(&[])));
+    }
 }

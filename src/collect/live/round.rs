@@ -15,6 +15,9 @@ use crate::nldev::{NlError, Transport};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+/// Slots of the creating-thread cache (direct-mapped by tid).
+const TASK_SLOTS: usize = 16;
+
 /// How one (device, type) dump ended.
 enum DumpEnd {
     Done,
@@ -32,9 +35,9 @@ struct DumpState {
     own: u64,
     repeats: u64,
     out_of_order: bool,
-    /// The last creating thread resolved and its process: consecutive
-    /// entries nearly always share it, which saves a lookup per object.
-    last_task: Option<(u32, ProcessKey)>,
+    /// Creating threads resolved lately and their processes, by tid: an
+    /// owner's objects come in runs, so this saves a lookup per object.
+    tasks: [(u32, Option<ProcessKey>); TASK_SLOTS],
 }
 
 impl DumpState {
@@ -46,7 +49,7 @@ impl DumpState {
             own: 0,
             repeats: 0,
             out_of_order: false,
-            last_task: None,
+            tasks: [(0, None); TASK_SLOTS],
         }
     }
 }
@@ -155,20 +158,16 @@ impl<T: Transport> LiveSource<T> {
                 }
             }
             state.hidden.observe(&obj);
-            let owner = match (&obj, obj.reported(), state.last_task) {
-                // Not a parent (nothing to remember) and the same thread as
-                // the previous entry: the same process.
-                (
-                    Object::Mr(_) | Object::Cq(_) | Object::Srq(_) | Object::CmId(_),
-                    ReportedOwner::Task(tid),
-                    Some((last, key)),
-                ) if *tid == last => OwnerKey::Process(key),
-                _ => {
+            let owner = match cached_process(&state.tasks, &obj) {
+                Some(key) => OwnerKey::Process(key),
+                None => {
                     let owner = attribution.resolve(&obj, |tid| procs.process_of_thread(tid));
-                    state.last_task = match (obj.reported(), &owner) {
-                        (ReportedOwner::Task(tid), OwnerKey::Process(key)) => Some((*tid, *key)),
-                        _ => state.last_task,
-                    };
+                    if let (ReportedOwner::Task(tid), OwnerKey::Process(key)) =
+                        (obj.reported(), &owner)
+                        && let Some(slot) = state.tasks.get_mut(task_slot(*tid))
+                    {
+                        *slot = (*tid, Some(*key));
+                    }
                     owner
                 }
             };
@@ -186,5 +185,25 @@ impl<T: Transport> LiveSource<T> {
             Err(e) if e.is_no_device() => DumpEnd::Gone,
             Err(e) => DumpEnd::Failed(e),
         }
+    }
+}
+
+fn task_slot(tid: u32) -> usize {
+    tid as usize % TASK_SLOTS
+}
+
+/// The process of `obj`'s creating thread when it was resolved lately and
+/// `obj` is no parent (parents must be remembered by the attribution).
+#[inline]
+fn cached_process(tasks: &[(u32, Option<ProcessKey>)], obj: &Object) -> Option<ProcessKey> {
+    if matches!(obj, Object::Ctx(_) | Object::Pd(_) | Object::Qp(_)) {
+        return None;
+    }
+    match obj.reported() {
+        ReportedOwner::Task(tid) => match tasks.get(task_slot(*tid)) {
+            Some((t, key)) if t == tid => *key,
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -136,6 +136,12 @@ fn device(d: &Device, thresholds: &Thresholds) -> DeviceView {
             max_mr_size: l.max_mr_size,
         }),
         objects_collected_at_ms: d.objects.collected_at_ms,
+        objects_collected_at_ms_by_type: d
+            .objects
+            .types
+            .iter()
+            .map(|(t, at)| (t.name(), *at))
+            .collect(),
         object_errors: d
             .objects
             .errors

@@ -54,6 +54,8 @@ pub struct DeviceView {
     pub usage: OrderedMap<UsageView>,
     pub object_limits: Option<ObjectLimitsView>,
     pub objects_collected_at_ms: Option<u64>,
+    /// Per type: Unix ms of its latest dump (types have their own cadence).
+    pub objects_collected_at_ms_by_type: std::collections::BTreeMap<&'static str, u64>,
     pub object_errors: Vec<ObjectErrorView>,
 }
 
