@@ -137,6 +137,9 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         theme.plain()
     };
     spans.push(Span::styled(format!("{errors} ERROR QPs"), error_style));
+    if let Some(stale) = stale_dumps(s) {
+        spans.push(Span::styled(format!("  {stale}"), theme.dim()));
+    }
     let alerts = app.trend_views.alerts.len();
     if alerts > 0 {
         let plural = if alerts == 1 { "" } else { "s" };
@@ -161,4 +164,47 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
         spans.push(Span::styled(text, theme.warning()));
     }
     spans
+}
+
+/// Object types whose latest dump is 2 s or more older than the snapshot
+/// (each type has its own cadence on big hosts), e.g. `dumps: qp 3 s, mr
+/// 95 s old`; `None` when every type is fresh.
+fn stale_dumps(s: &crate::model::Snapshot) -> Option<String> {
+    let now = s.meta.collected_at_ms;
+    let stale: Vec<String> = crate::model::ResourceType::ALL
+        .into_iter()
+        .filter_map(|t| {
+            let oldest = s
+                .devices
+                .iter()
+                .filter_map(|d| d.objects.types.get(&t))
+                .min()?;
+            let age = now.saturating_sub(*oldest) / 1000;
+            (age >= 2).then(|| format!("{} {age} s", t.name()))
+        })
+        .collect();
+    (!stale.is_empty()).then(|| format!("dumps: {} old", stale.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Device, Meta, ResourceType, Snapshot, SourceKind};
+
+    #[test]
+    fn stale_dumps_name_the_types_held_back() {
+        let mut d = Device::new(0, "mlx5_0");
+        d.objects.types.insert(ResourceType::Qp, 99_000);
+        d.objects.types.insert(ResourceType::Mr, 5_000);
+        let mut s = Snapshot {
+            meta: Meta::new(SourceKind::Live, 100_000),
+            devices: vec![d],
+            processes: Vec::new(),
+            tallies: Vec::new(),
+            objects: Vec::new(),
+        };
+        assert_eq!(stale_dumps(&s).as_deref(), Some("dumps: mr 95 s old"));
+        s.devices[0].objects.types.insert(ResourceType::Mr, 99_500);
+        assert_eq!(stale_dumps(&s), None);
+    }
 }
