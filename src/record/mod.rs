@@ -6,8 +6,9 @@
 //! - `scan`: finding the intact frames of a file; damage ends the scan with a note.
 //! - `payload`: a snapshot frame's deflated JSON, leaving out what did not change.
 //! - `writer`: appending frames, surviving failed writes.
-//! (Recording while a session runs is `session::RecordingSource`.)
 //! - `replay`: `ReplaySource`, a recording as a `Source` with random access.
+//!
+//! Recording while a session runs is `session::RecordingSource`.
 
 pub mod error;
 pub mod format;
