@@ -17,6 +17,7 @@ mod batch_cli;
 mod batch_loop;
 mod cli_binary;
 mod common;
+mod config_file;
 mod demo_source;
 mod export_assets;
 mod export_cli;
