@@ -37,6 +37,7 @@ mod output_docs;
 mod output_filters;
 mod output_json;
 mod output_once;
+mod procfs_core_stat;
 mod procfs_reader;
 mod record_damage;
 mod record_disk_full;
