@@ -12,7 +12,7 @@ use crate::model::{DetailScope, Snapshot};
 use crate::session::{Flow, Pacer};
 use crate::source::{CollectRequest, Source};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// One collection's output, in both formats, ready to be sent as is.
 #[derive(Debug)]
@@ -170,7 +170,7 @@ impl Collector {
         let took = started.elapsed();
         let snapshot: Option<Snapshot> = match outcome {
             Ok(snapshot) => {
-                self.health.record_success(&snapshot, took, unix_ms_now());
+                self.health.record_success(&snapshot, took, crate::model::time::now().as_u64());
                 self.history.push(&snapshot);
                 Some(snapshot)
             }
@@ -220,12 +220,6 @@ impl Collector {
     }
 }
 
-fn unix_ms_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ use collector::Control;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use terminal::{TerminalGuard, Tty};
 
 /// How often the clock ticks (header ages, signal checks) when nothing else happens.
@@ -30,10 +30,7 @@ pub fn has_terminal() -> bool {
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+    crate::model::time::now().as_u64()
 }
 
 /// Runs the interactive UI on the controlling terminal until the user quits
