@@ -170,7 +170,8 @@ impl Collector {
         let took = started.elapsed();
         let snapshot: Option<Snapshot> = match outcome {
             Ok(snapshot) => {
-                self.health.record_success(&snapshot, took, crate::model::time::now().as_u64());
+                self.health
+                    .record_success(&snapshot, took, crate::model::time::now());
                 self.history.push(&snapshot);
                 Some(snapshot)
             }
@@ -219,7 +220,6 @@ impl Collector {
         });
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -82,7 +82,10 @@ mod tests {
 
     #[test]
     fn serializes_as_the_bare_number() {
-        assert_eq!(serde_json::to_string(&UnixMs(1_700_000_000_123)).unwrap(), "1700000000123");
+        assert_eq!(
+            serde_json::to_string(&UnixMs(1_700_000_000_123)).unwrap(),
+            "1700000000123"
+        );
         assert_eq!(serde_json::from_str::<UnixMs>("42").unwrap(), UnixMs(42));
         assert_eq!(serde_json::to_string(&Millis(5)).unwrap(), "5");
     }
