@@ -32,7 +32,7 @@ use crate::nldev::{NlError, NldevClient, SocketTransport, Transport};
 use crate::source::{CollectError, CollectRequest, Source};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// Diagnostics kept for `take_notes`.
 const MAX_NOTES: usize = 64;
@@ -124,7 +124,7 @@ impl<T: Transport> LiveSource<T> {
     fn collect_inner(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
         let started = Instant::now();
         self.cadence.collection(started);
-        let collected_at_ms = unix_ms(SystemTime::now());
+        let collected_at_ms = crate::model::time::now().as_u64();
         let DeviceRead {
             mut devices,
             netns_mode,
@@ -269,12 +269,6 @@ fn vanished(name: &str) -> Warning {
         WarningKind::DeviceVanished,
         format!("device {name} disappeared during collection"),
     )
-}
-
-fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 fn uname() -> (String, String) {
