@@ -5,10 +5,11 @@
 //! full) the file is cut back to the end of the last whole frame, so it stays
 //! readable and later snapshots can still be appended once there is room.
 //!
-//! An existing recording is appended to, as a new session; a torn last frame
-//! (restop killed while writing) is cut off first. A file that is not a
-//! recording, or that is damaged before its end, is refused rather than
-//! changed. An advisory lock keeps two restops from interleaving frames.
+//! An existing recording is appended to, as a new session; a torn tail
+//! (restop killed while writing: damage that no intact frame follows) is cut
+//! off first. A file that is not a recording, or that holds damage followed
+//! by intact frames, is refused rather than changed: no restop command ever
+//! shortens a file that holds intact data after the damage. An advisory lock keeps two restops from interleaving frames.
 
 use super::error::RecordError;
 use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
@@ -87,18 +88,16 @@ impl RecordWriter {
             (header.len() as u64, Opening::Created)
         } else {
             let found = scan(&*file, &name)?;
-            if !found.ending.damage_is_only_a_torn_tail() {
-                let (offset, reason) = match found.ending {
-                    super::scan::Ending::Corrupt { offset, reason, .. } => (offset, reason),
-                    _ => (found.good_end, "damaged".to_string()),
-                };
+            // Damage with intact frames after it: never cut back, never appended to.
+            if let Some(gap) = found.gaps.first() {
                 return Err(RecordError::DamagedForAppend {
                     path: name,
-                    offset,
-                    reason,
+                    offset: gap.offset,
+                    reason: gap.reason.clone(),
                 });
             }
             let dropped = found.ending.note();
+            // Only a torn tail lies past `good_end` now: nothing intact follows it.
             if found.good_end < size {
                 file.set_len(found.good_end)
                     .map_err(|e| RecordError::io(&name, "cutting off the torn last record", e))?;
