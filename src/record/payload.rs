@@ -194,6 +194,7 @@ pub fn decode(
 mod tests {
     use super::*;
     use crate::model::{ProcessInfo, ProcessKey, SourceKind};
+    use std::io::Read;
 
     fn snapshot(at: u64, processes: usize) -> Snapshot {
         Snapshot {

@@ -42,6 +42,7 @@ mod record_disk_full;
 mod record_replay_keys;
 mod record_replay_terminal;
 mod record_roundtrip;
+mod record_stress;
 mod support;
 mod trends_demo;
 mod trends_history;
