@@ -44,6 +44,7 @@ mod record_replay_terminal;
 mod record_roundtrip;
 mod record_stress;
 mod support;
+mod textfile_attack;
 mod trends_demo;
 mod trends_history;
 mod trends_json;
