@@ -19,6 +19,7 @@ mod cli_binary;
 mod common;
 mod demo_source;
 mod export_assets;
+mod export_attack;
 mod export_cli;
 mod export_exposition;
 mod export_http;

@@ -83,7 +83,7 @@ pub fn read_head(
 }
 
 /// Index just past the head's end (`\r\n\r\n`, or a bare `\n\n` from lenient clients).
-fn head_end(buf: &[u8]) -> Option<usize> {
+pub fn head_end(buf: &[u8]) -> Option<usize> {
     let crlf = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
     let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
     match (crlf, lf) {

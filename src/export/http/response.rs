@@ -17,7 +17,7 @@ pub enum Body {
 }
 
 impl Body {
-    fn bytes(&self) -> &[u8] {
+    pub fn bytes(&self) -> &[u8] {
         match self {
             Body::Static(b) => b,
             Body::Owned(s) => s.as_bytes(),
