@@ -26,6 +26,21 @@ echo "== cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --locked
+echo "== fuzz smoke run (cargo-fuzz, 15 s per target)"
+# cargo-fuzz needs nightly; installed here when missing (idempotent).
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+	command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+	fuzz_work="$(mktemp -d)"
+	for target in nldev_parse nldev_client live_collect recording http_request; do
+		mkdir -p "$fuzz_work/$target"
+		# New inputs go to a scratch corpus: fuzz/corpus holds only the committed seeds.
+		cargo +nightly fuzz run -O "$target" "$fuzz_work/$target" "fuzz/corpus/$target" -- \
+			-max_total_time=15 -rss_limit_mb=2048
+	done
+	rm -rf "$fuzz_work"
+else
+	echo "run-all: no nightly toolchain; fuzz smoke run skipped" >&2
+fi
 echo "== real-kernel tests (QEMU + Soft-RoCE)"
 # one boot per scenario, serving every test of its module
 RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_e2e::

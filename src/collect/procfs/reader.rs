@@ -287,7 +287,8 @@ impl ProcReader {
                 .ok()
                 .and_then(|s| parse_boot_time(&s))
         });
-        Some(boot_time? + start_time / self.ticks_per_second)
+        // A hostile or corrupt stat/btime must not overflow: unknown instead.
+        boot_time?.checked_add(start_time / self.ticks_per_second)
     }
 
     fn process_dir(&self, pid: u32) -> PathBuf {
