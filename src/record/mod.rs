@@ -8,21 +8,20 @@
 //! - `frame_check`: telling an intact frame from damage, and finding the next one.
 //! - `payload`: a snapshot frame's deflated JSON, leaving out what did not change.
 //! - `writer`: appending frames, surviving failed writes.
-//! - `recording_source`: a `Source` wrapper that records what it collects.
 //! - `replay`: `ReplaySource`, a recording as a `Source` with random access.
+//!
+//! Recording while a session runs is `session::RecordingSource`.
 
 pub mod error;
 pub mod format;
 pub mod frame_check;
 pub mod limits;
 pub mod payload;
-pub mod recording_source;
 pub mod replay;
 pub mod scan;
 pub mod writer;
 
 pub use error::RecordError;
-pub use recording_source::RecordingSource;
 pub use replay::{Recorded, ReplaySource};
 pub use scan::SessionInfo;
 pub use writer::{Opening, RecordWriter};
