@@ -5,7 +5,7 @@
 use super::object_rows::ErrorAge;
 use super::object_table::{Cell, Column, Row};
 use crate::model::consumers::{Consumer, SortDirection, SortKey};
-use crate::model::error_qps::ErrorQp;
+use crate::model::error_qps::{ErrorQp, error_qps};
 use crate::model::filter::Filter;
 use crate::model::history::{
     Alert, AlertKind, BaselineDelta, History, OwnerHoldings, OwnerTrend, QpKey,
@@ -25,6 +25,8 @@ pub struct TrendViews {
     pub devices: BTreeMap<(String, ResourceType), Vec<u64>>,
     /// The history's alerts (the snapshot's own warnings are added in the panel).
     pub alerts: Vec<Alert>,
+    /// The shown snapshot's ERROR QPs the filters admit, with their ages.
+    pub error_qps: Vec<(ErrorQp, Option<ErrorAge>)>,
 }
 
 impl TrendViews {
@@ -53,7 +55,19 @@ impl TrendViews {
             owners,
             devices,
             alerts: history.alerts_at(&history.config().alerts, at_ms),
+            error_qps: Vec::new(),
         }
+    }
+
+    /// The ERROR QPs under the current filters.
+    pub fn refresh_errors(&mut self, history: &History, snapshot: &Snapshot, filter: &Filter) {
+        self.error_qps = error_qps(snapshot, filter)
+            .into_iter()
+            .map(|e| {
+                let age = error_age(history, &e, self.at_ms);
+                (e, age)
+            })
+            .collect();
     }
 
     pub fn owner(&self, owner: &OwnerKey) -> Option<&OwnerTrend> {

@@ -128,9 +128,9 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
     let mut spans = vec![Span::raw(format!(
         "{} devices  {} owners  ",
         s.devices.len(),
-        app.consumers.len()
+        app.main.consumers.len()
     ))];
-    let errors = app.errors.rows.len();
+    let errors = app.trend_views.error_qps.len();
     let error_style = if errors > 0 {
         theme.alert()
     } else {
