@@ -7,7 +7,7 @@
 
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig};
-use crate::model::{DetailScope, Snapshot, SourceKind, Thresholds};
+use crate::model::{DetailScope, SourceKind, Thresholds};
 use crate::output::batch::{json_line, text_tick};
 use crate::output::trends::trend_fields;
 use crate::output::{OnceOptions, unknown_device_warning};
@@ -72,29 +72,6 @@ pub enum BatchError {
     Write(#[source] io::Error),
 }
 
-/// Trend state carried from tick to tick: the one place batch output gets
-/// its trend fields (`trends` in every JSON Lines document).
-#[derive(Debug)]
-struct Trends {
-    history: History,
-}
-
-impl Trends {
-    fn new(config: &HistoryConfig) -> Trends {
-        Trends {
-            history: History::new(config.clone()),
-        }
-    }
-
-    fn observe(&mut self, snapshot: &Snapshot) {
-        self.history.push(snapshot);
-    }
-
-    fn fields(&self, snapshot: &Snapshot, filter: &Filter) -> serde_json::Value {
-        trend_fields(&self.history, snapshot, filter)
-    }
-}
-
 /// Runs the batch loop: collect, record (when `recorder` is given), print,
 /// wait. `stop` is polled while waiting and between ticks; `notice` gets
 /// what the user must be told besides the reports (stderr in the binary).
@@ -106,7 +83,8 @@ pub fn run(
     stop: &dyn Fn() -> bool,
     notice: &mut dyn FnMut(&str),
 ) -> Result<Ended, BatchError> {
-    let mut trends = Trends::new(&options.history);
+    // Carried from tick to tick: every JSON Lines document's `trends`.
+    let mut history = History::new(options.history.clone());
     let mut device_missing = false;
     let mut tick: u64 = 0;
     loop {
@@ -152,14 +130,14 @@ pub fn run(
             Some(_) => {}
             None => device_missing = false,
         }
-        trends.observe(&snapshot);
+        history.push(&snapshot);
         let text = match &options.format {
             BatchFormat::Text(once) => text_tick(tick, &snapshot, &options.filter, once),
             BatchFormat::JsonLines => json_line(
                 &snapshot,
                 &options.filter,
                 &options.thresholds,
-                Some(&trends.fields(&snapshot, &options.filter)),
+                Some(&trend_fields(&history, &snapshot, &options.filter)),
             )?,
         };
         match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -194,7 +194,7 @@ fn error_qp_ages_grow_across_ticks() {
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        app.trend_views
+        app.insights
             .alerts
             .iter()
             .filter(|a| a.kind == AlertKind::ErrorQpLingering)
@@ -207,7 +207,7 @@ fn error_qp_ages_grow_across_ticks() {
 #[test]
 fn the_demo_leak_shows_in_alerts_and_enter_opens_its_owner() {
     let (mut app, _demo) = Demo::app(120, 30, 60);
-    assert_eq!(app.trend_views.leak_suspects(), 1);
+    assert_eq!(app.insights.leak_suspects(), 1);
     app.update(ch('a'));
     let leak = alerts_pane(&app)
         .rows

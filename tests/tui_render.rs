@@ -68,7 +68,7 @@ fn demo_app(w: u16, h: u16, config: AppConfig) -> (App, Demo) {
 /// Feeds demo collections until some QP is in ERR/SQE (deterministic for the seed).
 fn until_error_qps(app: &mut App, demo: &mut Demo) {
     for _ in 0..500 {
-        if !app.trend_views.error_qps.is_empty() {
+        if !app.insights.error_qps.is_empty() {
             return;
         }
         demo.feed(app, DetailScope::ErrorsOnly);

@@ -12,10 +12,9 @@ use super::screens::drill::DrillView;
 use super::screens::help::HelpScreen;
 use super::screens::main::MainScreen;
 use super::screens::{Ctx, Pane};
-use super::trends_view::TrendViews;
 use crate::model::consumers::Consumer;
 use crate::model::filter::Filter;
-use crate::model::history::History;
+use crate::model::history::{History, Insights};
 use crate::model::{DetailScope, OwnerKey, Snapshot, SourceKind};
 use ratatui::layout::Rect;
 use std::collections::BTreeSet;
@@ -59,8 +58,8 @@ pub struct App {
 
     /// Every snapshot received, frozen or not: trends, ERROR-QP ages, baseline.
     pub history: History,
-    /// What the history says about the shown snapshot.
-    pub trend_views: TrendViews,
+    /// What the history says about the shown snapshot, under the filters.
+    pub insights: Insights,
     /// Sparklines shown (`t`).
     pub sparklines: bool,
 
@@ -84,7 +83,7 @@ macro_rules! ctx {
             replaying: $app.replay.is_some(),
             filter: &$app.filter,
             history: &$app.history,
-            trends: &$app.trend_views,
+            insights: &$app.insights,
             config: &$app.config,
             body: $crate::app::layout::frame_layout($app.size).body,
             sparklines: $app.sparklines,
@@ -110,7 +109,7 @@ impl App {
             filter: config.filter.clone(),
             filter_edit: None,
             history: History::new(config.history.clone()),
-            trend_views: TrendViews::default(),
+            insights: Insights::default(),
             sparklines: false,
             main: MainScreen::new(config.sort, config.direction),
             screens: Vec::new(),
@@ -209,7 +208,6 @@ impl App {
     }
 
     fn show(&mut self, snapshot: Snapshot, details: DetailScope) {
-        self.trend_views = TrendViews::of(&self.history, &snapshot);
         self.shown = Some(snapshot);
         self.shown_details = details;
         self.refresh();
@@ -234,8 +232,7 @@ impl App {
         let Some(snapshot) = self.shown.as_ref() else {
             return;
         };
-        self.trend_views
-            .refresh_errors(&self.history, snapshot, &self.filter);
+        self.insights = self.history.insights(snapshot, &self.filter);
         let ctx = ctx!(self);
         self.main.refresh(&ctx);
         for screen in &mut self.screens {

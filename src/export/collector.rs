@@ -5,9 +5,8 @@
 use super::exposition::Format;
 use super::health::Health;
 use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render};
-use crate::model::consumers::consumers;
 use crate::model::filter::Filter;
-use crate::model::history::{History, HistoryConfig};
+use crate::model::history::{History, HistoryConfig, Insights};
 use crate::model::{DetailScope, Snapshot};
 use crate::source::{CollectRequest, Source};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -94,34 +93,27 @@ impl Stop {
 
 /// Per device, the age of its oldest QP in ERR/SQE (devices without any have
 /// no series: an age of nothing is not zero).
-fn oldest_error_ages(history: &History) -> ErrorQpAges {
+fn oldest_error_ages(insights: &Insights) -> ErrorQpAges {
     let mut ages = ErrorQpAges::new();
-    for qp in history.error_qp_ages() {
-        let age = Duration::from_millis(qp.age_ms);
-        let oldest = ages.entry(qp.device).or_insert(age);
+    for e in &insights.error_qps {
+        let Some(age) = e.age else { continue };
+        let age = Duration::from_millis(age.ms);
+        let oldest = ages.entry(e.qp.device.clone()).or_insert(age);
         *oldest = (*oldest).max(age);
     }
     ages
 }
 
-/// Every owner and type of the snapshot that the history judges a leak suspect.
-fn leak_suspects(history: &History, snapshot: &Snapshot) -> Vec<LeakSuspect> {
-    let mut out = Vec::new();
-    for c in consumers(snapshot, &Filter::default()) {
-        let Some(trend) = history.owner_trend(&c.owner) else {
-            continue;
-        };
-        for (t, tt) in &trend.types {
-            if tt.leak_suspect {
-                out.push(LeakSuspect {
-                    pid: c.pid().map(|p| p.to_string()).unwrap_or_default(),
-                    name: c.name.clone(),
-                    resource: *t,
-                });
-            }
-        }
-    }
-    out
+/// Every owner and type the history judges a leak suspect.
+fn leak_suspects(insights: &Insights) -> Vec<LeakSuspect> {
+    insights
+        .suspected_types()
+        .map(|(owner, resource)| LeakSuspect {
+            pid: owner.owner.pid().map(|p| p.to_string()).unwrap_or_default(),
+            name: owner.name.clone(),
+            resource,
+        })
+        .collect()
 }
 
 /// A source, its health, and how to render what it gives.
@@ -172,10 +164,10 @@ impl Collector {
             }
         };
         let (ages, suspects) = match &snapshot {
-            Some(s) => (
-                oldest_error_ages(&self.history),
-                leak_suspects(&self.history, s),
-            ),
+            Some(s) => {
+                let insights = self.history.insights(s, &Filter::default());
+                (oldest_error_ages(&insights), leak_suspects(&insights))
+            }
             None => (ErrorQpAges::new(), Vec::new()),
         };
         let input = RenderInput {

@@ -33,7 +33,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         extra.push(Span::styled(format!(" filter: {text}"), theme.warning()));
     }
     if let Some(baseline) = ctx.history.baseline() {
-        let ago = ctx.trends.at_ms.saturating_sub(baseline.at_ms);
+        let ago = ctx.insights.at_ms.saturating_sub(baseline.at_ms);
         extra.push(Span::styled(
             format!(
                 " change since baseline {} ago (b clears)",
@@ -149,7 +149,7 @@ fn trend_cell(
     width: usize,
     theme: &Theme,
 ) -> (String, Style) {
-    let trend = ctx.trends.owner(&c.owner).and_then(|o| o.get(t));
+    let trend = ctx.insights.owner(&c.owner).and_then(|o| o.get(t));
     match trend {
         Some(tt) => {
             let style = if tt.leak_suspect {

@@ -224,7 +224,7 @@ fn draw_row(
     for ((t, entry), plan) in row.usage.iter().zip(plans) {
         let thresholds = &ctx.config.thresholds;
         let spans = if ctx.sparklines {
-            let series = ctx.trends.device_series(&row.name, *t);
+            let series = ctx.insights.device_series(&row.name, *t);
             trend_gauge(entry.as_ref(), *plan, series, thresholds, theme)
         } else {
             gauge(entry.as_ref(), *plan, thresholds, theme)

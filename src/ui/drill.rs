@@ -159,11 +159,11 @@ fn limits<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
 
 /// "trend over 5 min: QP +30/min MR +90/min  ⚠ leak suspect: +90 MRs in 1 min, never decreased".
 fn trend_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
-    let Some(trend) = ctx.trends.owner(&view.owner) else {
+    let Some(trend) = ctx.insights.owner(&view.owner) else {
         return vec![Span::styled("trend: no history yet", theme.dim())];
     };
     let span = trend.types.values().map(|t| t.span_ms).max().unwrap_or(0);
-    let needed = ctx.history.config().rules().min_span_ms;
+    let needed = ctx.insights.min_span_ms;
     if span == 0 {
         return vec![Span::styled(
             format!(

@@ -43,8 +43,8 @@ impl Pane for AlertsScreen {
         let warnings = ctx.snapshot.map(|s| s.meta.warnings.as_slice());
         self.table.set_rows(alert_rows(
             warnings.unwrap_or_default(),
-            &ctx.trends.alerts,
-            ctx.trends.at_ms,
+            &ctx.insights.alerts,
+            ctx.insights.at_ms,
         ));
     }
 
@@ -87,7 +87,7 @@ impl Pane for AlertsScreen {
         let pane = errors_layout(ctx.body);
         let buf = frame.buffer_mut();
         let n = self.table.rows.len();
-        let style = if ctx.trends.alerts.is_empty() {
+        let style = if ctx.insights.alerts.is_empty() {
             theme.title()
         } else {
             theme.warning()
@@ -102,7 +102,7 @@ impl Pane for AlertsScreen {
         );
         let empty = if ctx.snapshot.is_none() {
             "collecting…"
-        } else if ctx.history.covered_ms() < ctx.history.config().rules().min_span_ms {
+        } else if ctx.insights.covered_ms < ctx.insights.min_span_ms {
             "nothing to report yet (trends need a minute of history)"
         } else {
             "nothing to report"

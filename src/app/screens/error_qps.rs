@@ -58,12 +58,7 @@ impl Pane for ErrorQpScreen {
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
-        let rows = ctx
-            .trends
-            .error_qps
-            .iter()
-            .map(|(e, age)| error_row(e, *age))
-            .collect();
+        let rows = ctx.insights.error_qps.iter().map(error_row).collect();
         self.table.set_rows(rows);
     }
 

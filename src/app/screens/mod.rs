@@ -16,9 +16,8 @@ pub mod table;
 
 use super::config::AppConfig;
 use super::keys::Action;
-use super::trends_view::TrendViews;
 use crate::model::filter::Filter;
-use crate::model::history::History;
+use crate::model::history::{History, Insights};
 use crate::model::{DetailScope, OwnerKey, Snapshot};
 use crate::ui::theme::Theme;
 use crossterm::event::MouseEventKind;
@@ -40,7 +39,8 @@ pub struct Ctx<'a> {
     pub replaying: bool,
     pub filter: &'a Filter,
     pub history: &'a History,
-    pub trends: &'a TrendViews,
+    /// What the history says about `snapshot`, under `filter`.
+    pub insights: &'a Insights,
     pub config: &'a AppConfig,
     /// The area between header and footer.
     pub body: Rect,
