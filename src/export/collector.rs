@@ -97,11 +97,19 @@ fn oldest_error_ages(insights: &Insights) -> ErrorQpAges {
     let mut ages = ErrorQpAges::new();
     for e in &insights.error_qps {
         let Some(age) = e.age else { continue };
-        let age = Duration::from_millis(age.ms);
-        let oldest = ages.entry(e.qp.device.clone()).or_insert(age);
-        *oldest = (*oldest).max(age);
+        note_age(&mut ages, &e.qp.device, age.ms);
+    }
+    // A failed QP dump does not end an episode: its age goes on.
+    for e in &insights.unlisted_error_qps {
+        note_age(&mut ages, &e.device, e.age_ms);
     }
     ages
+}
+
+fn note_age(ages: &mut ErrorQpAges, device: &str, ms: u64) {
+    let age = Duration::from_millis(ms);
+    let oldest = ages.entry(device.to_string()).or_insert(age);
+    *oldest = (*oldest).max(age);
 }
 
 /// Every owner and type the history judges a leak suspect.

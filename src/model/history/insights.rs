@@ -9,7 +9,7 @@
 //! the same filter.
 
 use super::alerts::{Alert, AlertKind};
-use super::error_ages::QpKey;
+use super::error_ages::{ErrorQpAge, QpKey};
 use super::{History, OwnerTrend};
 use crate::model::consumers::consumers;
 use crate::model::error_qps::{ErrorQp, error_qps};
@@ -56,6 +56,10 @@ pub struct Insights {
     pub devices: BTreeMap<(String, ResourceType), Vec<u64>>,
     /// The snapshot's ERROR QPs the filters admit, in `error_qps` order.
     pub error_qps: Vec<ErrorQpInsight>,
+    /// Error episodes the history keeps that the snapshot does not list: the
+    /// QP dump of their device failed this time, which does not end them.
+    /// Only their age is known (the exporter keeps its series going with it).
+    pub unlisted_error_qps: Vec<ErrorQpAge>,
     /// The history's alerts the filters admit (the snapshot's own warnings
     /// are not among them).
     pub alerts: Vec<Alert>,
@@ -106,12 +110,23 @@ impl History {
                 devices.insert((d.name.clone(), *t), series);
             }
         }
-        let error_qps = error_qps(snapshot, filter)
+        let error_qps: Vec<ErrorQpInsight> = error_qps(snapshot, filter)
             .into_iter()
             .map(|qp| {
                 let age = self.error_age(&qp, at_ms);
                 ErrorQpInsight { qp, age }
             })
+            .collect();
+        let listed: BTreeSet<QpKey> = error_qps.iter().map(|e| qp_key(&e.qp)).collect();
+        let unlisted_error_qps = self
+            .errors
+            .ages(at_ms)
+            .into_iter()
+            .filter(|a| {
+                filter.shows_device(&a.device)
+                    && filter.pid.is_none_or(|pid| a.owner.pid() == Some(pid))
+            })
+            .filter(|a| !listed.contains(&age_key(a)))
             .collect();
         let admitted: BTreeSet<OwnerKey> = consumers(snapshot, filter)
             .into_iter()
@@ -131,6 +146,7 @@ impl History {
             owners,
             devices,
             error_qps,
+            unlisted_error_qps,
             alerts,
         }
     }
@@ -139,13 +155,7 @@ impl History {
     /// episode of it in that state as of then (it left the state and came
     /// back after a frozen snapshot, or the history began later).
     fn error_age(&self, e: &ErrorQp, at_ms: u64) -> Option<ErrorAge> {
-        let key = QpKey {
-            device: e.device.clone(),
-            port: e.qp.port,
-            lqpn: e.qp.lqpn,
-            owner: e.qp.owner.clone(),
-        };
-        let entry = self.error_entry(&key)?;
+        let entry = self.error_entry(&qp_key(e))?;
         if entry.first_seen_ms > at_ms || entry.state != e.qp.state {
             return None;
         }
@@ -158,6 +168,25 @@ impl History {
             lingering: u128::from(ms) >= linger,
             previous: entry.previous_state,
         })
+    }
+}
+
+/// How the history knows a QP: device name, port, number and owner.
+fn qp_key(e: &ErrorQp) -> QpKey {
+    QpKey {
+        device: e.device.clone(),
+        port: e.qp.port,
+        lqpn: e.qp.lqpn,
+        owner: e.qp.owner.clone(),
+    }
+}
+
+fn age_key(a: &ErrorQpAge) -> QpKey {
+    QpKey {
+        device: a.device.clone(),
+        port: a.port,
+        lqpn: a.lqpn,
+        owner: a.owner.clone(),
     }
 }
 
