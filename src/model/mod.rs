@@ -1,6 +1,7 @@
 //! Plain data and pure functions: what was observed, and how it adds up.
 //! Nothing here reads the system or draws anything.
 
+pub mod consumer_table;
 pub mod consumers;
 pub mod device;
 pub mod enums;

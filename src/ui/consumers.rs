@@ -11,7 +11,6 @@ use crate::app::screens::main::MainScreen;
 use crate::app::{Ctx, Focus, Level, Thresholds};
 use crate::model::consumers::{Consumer, SortDirection};
 use crate::model::history::BaselineDelta;
-use crate::units::bytes;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -59,9 +58,9 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
             let sorted =
                 p.column.sort_key() == main.sort && !matches!(p.column, ConsumerColumn::Trend(_));
             let title = if sorted {
-                format!("{}{}", p.column.title(), sort_marker(main.direction))
+                format!("{}{}", p.column.header(), sort_marker(main.direction))
             } else {
-                p.column.title().to_string()
+                p.column.header().to_string()
             };
             let style = if sorted {
                 theme.column_header().patch(theme.title())
@@ -163,73 +162,37 @@ fn trend_cell(
     }
 }
 
-fn count_cell(n: u64, theme: &Theme) -> (String, Style) {
-    let style = if n == 0 { theme.zero() } else { theme.plain() };
-    (n.to_string(), style)
-}
-
+/// The model's cell text, styled: zero counts dim, ERROR QPs red, process
+/// names bold, and a process near its cgroup's rdma quota flagged.
 fn cell(
     c: &Consumer,
     column: ConsumerColumn,
     thresholds: &Thresholds,
     theme: &Theme,
 ) -> (String, Style) {
-    match column {
-        ConsumerColumn::Pid => (
-            c.pid().map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
-            theme.plain(),
-        ),
-        ConsumerColumn::User => {
-            let user = c
-                .user()
-                .map(String::from)
-                .or_else(|| {
-                    c.process
-                        .as_ref()
-                        .and_then(|p| p.uid)
-                        .map(|u| u.to_string())
-                })
-                .unwrap_or_else(|| "-".into());
-            (user, theme.plain())
-        }
-        ConsumerColumn::Name => {
-            let style = if c.process.is_some() {
-                theme.bold()
-            } else {
-                theme.plain()
-            };
-            // A process near its cgroup's rdma quota is marked: it, not the
-            // device, is about to be refused (details in the drill-down).
-            let quota = c
-                .process
-                .as_ref()
-                .and_then(|p| p.rdma_cgroup.as_ref())
-                .and_then(|g| g.fullest())
-                .and_then(|(_, _, q)| q.ratio())
-                .map(|r| thresholds.level(r))
-                .filter(|l| *l != Level::Normal);
-            match quota {
-                Some(level) => (format!("{} ⚑", c.name), theme.level(level)),
-                None => (c.name.clone(), style),
-            }
-        }
-        ConsumerColumn::Container => (c.container().unwrap_or_default(), theme.plain()),
-        ConsumerColumn::Count(t) => count_cell(c.counts.get(t), theme),
-        ConsumerColumn::MrBytes => {
-            if c.mr_bytes == 0 {
-                ("0".into(), theme.zero())
-            } else {
-                (bytes(c.mr_bytes), theme.plain())
-            }
-        }
-        ConsumerColumn::ErrQps => {
-            let n = c.error_qps();
-            if n > 0 {
-                (n.to_string(), theme.alert())
-            } else {
-                ("0".into(), theme.zero())
-            }
-        }
-        ConsumerColumn::Trend(_) => (String::new(), theme.dim()),
+    let text = column.cell(c);
+    let style = match (column, column.value(c)) {
+        (_, Some(0)) => theme.zero(),
+        (ConsumerColumn::ErrQps, Some(_)) => theme.alert(),
+        (ConsumerColumn::Name, _) if c.process.is_some() => theme.bold(),
+        (ConsumerColumn::Trend(_), _) => theme.dim(),
+        _ => theme.plain(),
+    };
+    if column != ConsumerColumn::Name {
+        return (text, style);
+    }
+    // A process near its cgroup's rdma quota is marked: it, not the
+    // device, is about to be refused (details in the drill-down).
+    let quota = c
+        .process
+        .as_ref()
+        .and_then(|p| p.rdma_cgroup.as_ref())
+        .and_then(|g| g.fullest())
+        .and_then(|(_, _, q)| q.ratio())
+        .map(|r| thresholds.level(r))
+        .filter(|l| *l != Level::Normal);
+    match quota {
+        Some(level) => (format!("{text} ⚑"), theme.level(level)),
+        None => (text, style),
     }
 }

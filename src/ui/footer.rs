@@ -29,7 +29,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let sorted = consumer_columns(&app.filter)
             .into_iter()
             .find(|c| c.sort_key() == app.main.sort)
-            .map(|c| c.title())
+            .map(|c| c.header())
             .unwrap_or("?");
         spans.push(Span::styled(
             format!("sort {sorted}{} ", sort_marker(app.main.direction)),
