@@ -6,6 +6,7 @@ use super::keys::{Action, action_for};
 use super::screens::alerts::AlertsScreen;
 use super::screens::error_qps::ErrorQpScreen;
 use super::screens::help::HelpScreen;
+use super::screens::sort_menu::SortMenu;
 use super::screens::{Outcome, Pane};
 use super::state::{App, FilterEdit, ctx};
 use crossterm::event::{
@@ -78,6 +79,11 @@ impl App {
             Outcome::Pass => self.on_action(action, commands),
             Outcome::Handled => {}
             Outcome::Close => self.back(),
+            Outcome::CloseAndSort(key) => {
+                self.screens.pop();
+                self.main.sort_to(key);
+                self.settle_cursors();
+            }
         }
     }
 
@@ -142,6 +148,17 @@ impl App {
                     previous: self.filter.text.clone(),
                 });
             }
+            Action::SortMenu if self.on_main() => {
+                let columns = self.main.visible_columns(&self.ctx());
+                let menu = SortMenu::new(columns, self.main.sort);
+                self.open(Box::new(menu));
+            }
+            Action::SortMenu => {}
+            Action::SortBy(key) if self.on_main() => {
+                self.main.sort_by(key);
+                self.settle_cursors();
+            }
+            Action::SortBy(_) => {}
             Action::SortNext => self.step_sort(1),
             Action::SortPrev => self.step_sort(-1),
             Action::Reverse => self.reverse_sort(),
@@ -264,7 +281,7 @@ impl App {
         };
         match offered {
             Outcome::Pass => {}
-            Outcome::Handled => return,
+            Outcome::Handled | Outcome::CloseAndSort(_) => return,
             Outcome::Close => return self.back(),
         }
         if self.filter_edit.is_some() {

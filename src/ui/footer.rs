@@ -5,6 +5,7 @@ use super::paint::put_spans;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::columns::consumer_columns;
+use crate::app::keys::sort_key_char;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
@@ -31,8 +32,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .find(|c| c.sort_key() == app.main.sort)
             .map(|c| c.header())
             .unwrap_or("?");
+        // The column's direct key, so the next sort is one key away.
+        let direct = sort_key_char(app.main.sort)
+            .map(|c| format!("({c}) "))
+            .unwrap_or_default();
         spans.push(Span::styled(
-            format!("sort {sorted}{} ", sort_marker(app.main.direction)),
+            format!("sort {sorted}{} {direct}", sort_marker(app.main.direction)),
             theme.title(),
         ));
     }

@@ -141,6 +141,13 @@ fn error_qp_pane_fixture_80x24() {
 }
 
 #[test]
+fn sort_menu_80x24() {
+    let mut app = app();
+    app.update(key(KeyCode::F(6)));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
 fn help_overlay() {
     let (mut app, _) = demo_app(80, 24, AppConfig::default());
     app.update(ch('?'));

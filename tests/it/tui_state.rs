@@ -39,21 +39,90 @@ fn s_and_greater_than_move_to_the_next_sort_column() {
 }
 
 #[test]
-fn less_than_moves_back_and_wraps() {
+fn less_than_moves_back_over_the_columns_shown_and_wraps() {
+    // 80 columns: USER, CONTAINER and SRQ are not shown, so they are skipped.
     let mut app = app();
     app.update(ch('<'));
-    assert_eq!(app.main.sort, SortKey::Container);
+    assert_eq!(app.main.sort, SortKey::Name);
     assert_eq!(
         app.main.direction,
         SortDirection::Ascending,
         "names sort A→Z"
     );
     app.update(ch('<'));
-    app.update(ch('<'));
-    app.update(ch('<'));
     assert_eq!(app.main.sort, SortKey::Pid);
     app.update(ch('<'));
     assert_eq!(app.main.sort, SortKey::ErrQps, "wraps to the last column");
+}
+
+#[test]
+fn wide_terminals_cycle_through_every_column_in_screen_order() {
+    let mut app = app_sized(160, 40);
+    app.update(ch('<'));
+    assert_eq!(app.main.sort, SortKey::Container);
+    for expected in [SortKey::Name, SortKey::User, SortKey::Pid, SortKey::ErrQps] {
+        app.update(ch('<'));
+        assert_eq!(app.main.sort, expected);
+    }
+    app.update(ch('<'));
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::CmId));
+}
+
+#[test]
+fn direct_sort_keys_sort_and_again_reverse() {
+    let mut app = app();
+    app.update(ch('M'));
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Mr));
+    assert_eq!(app.main.direction, SortDirection::Descending);
+    app.update(ch('M'));
+    assert_eq!(app.main.direction, SortDirection::Ascending);
+    app.update(ch('N'));
+    assert_eq!(
+        (app.main.sort, app.main.direction),
+        (SortKey::Name, SortDirection::Ascending)
+    );
+    app.update(ch('E'));
+    assert_eq!(app.main.sort, SortKey::ErrQps);
+    // Elsewhere the keys do nothing to the consumers.
+    app.update(ch('e'));
+    app.update(ch('Q'));
+    assert_eq!(app.main.sort, SortKey::ErrQps);
+}
+
+#[test]
+fn f6_opens_the_sort_menu_on_the_sorted_column_and_enter_sorts() {
+    let mut app = app();
+    app.update(key(KeyCode::F(6)));
+    let menu = app
+        .find_screen::<restop::app::screens::sort_menu::SortMenu>()
+        .expect("the sort menu");
+    let headers: Vec<_> = menu.columns.iter().map(|c| c.header()).collect();
+    assert_eq!(
+        headers,
+        [
+            "PID", "NAME", "QP", "CQ", "MR", "MR-BYTES", "PD", "CTX", "CM_ID", "ERR"
+        ],
+        "the columns shown at 80 columns, in screen order"
+    );
+    assert_eq!(menu.selected, 2, "on QP, the sorted column");
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Enter));
+    assert!(app.screen_ids().is_empty());
+    assert_eq!(
+        (app.main.sort, app.main.direction),
+        (SortKey::Count(ResourceType::Mr), SortDirection::Descending)
+    );
+    // Esc cancels; a direct key in the menu sorts at once.
+    app.update(key(KeyCode::F(6)));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Esc));
+    assert!(app.screen_ids().is_empty());
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Mr));
+    app.update(key(KeyCode::F(6)));
+    app.update(ch('P'));
+    assert!(app.screen_ids().is_empty());
+    assert_eq!(app.main.sort, SortKey::Pid);
 }
 
 #[test]

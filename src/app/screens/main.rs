@@ -3,7 +3,7 @@
 
 use super::drill::DrillView;
 use super::{Ctx, Pane, page_of};
-use crate::app::columns::{consumer_columns, fit_consumer_columns_with};
+use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
 use crate::app::config::default_direction;
 use crate::app::cursor::{Cursor, visible_offset};
 use crate::app::devices_view::{DeviceRow, device_rows};
@@ -70,8 +70,29 @@ impl MainScreen {
         self.restore_selection();
     }
 
+    /// The data columns on screen at this width, in screen order: what `s`,
+    /// `<` and `>` cycle through.
+    pub fn visible_columns(&self, ctx: &Ctx) -> Vec<ConsumerColumn> {
+        let width = self.layout(ctx.body).consumers.header.width;
+        fit_consumer_columns_with(ctx.filter, width, ctx.sparklines)
+            .into_iter()
+            .map(|p| p.column)
+            .filter(|c| !matches!(c, ConsumerColumn::Trend(_)))
+            .collect()
+    }
+
+    /// Sorts by `key` (the sort menu): the column's usual direction when it
+    /// was not the sorted one.
+    pub fn sort_to(&mut self, key: SortKey) {
+        if self.sort != key {
+            self.sort = key;
+            self.direction = default_direction(key);
+        }
+        self.resort();
+    }
+
     /// Sorts the consumers by `key`; choosing the sorted column again reverses it.
-    fn sort_by(&mut self, key: SortKey) {
+    pub fn sort_by(&mut self, key: SortKey) {
         if self.sort == key {
             self.direction = self.direction.reversed();
         } else {
@@ -183,7 +204,7 @@ impl Pane for MainScreen {
     }
 
     fn step_sort(&mut self, step: isize, ctx: &Ctx) {
-        let cols = consumer_columns(ctx.filter);
+        let cols = self.visible_columns(ctx);
         let n = cols.len() as isize;
         let current = cols.iter().position(|c| c.sort_key() == self.sort);
         let next = match current {
@@ -252,8 +273,7 @@ impl Pane for MainScreen {
             ("⏎", " details "),
             ("e", " errors "),
             ("/", " filter "),
-            ("s", " sort "),
-            ("r", " reverse "),
+            ("F6", " sort "),
         ]
     }
 

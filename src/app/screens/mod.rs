@@ -12,10 +12,12 @@ pub mod drill;
 pub mod error_qps;
 pub mod help;
 pub mod main;
+pub mod sort_menu;
 pub mod table;
 
 use super::config::AppConfig;
 use super::keys::Action;
+use crate::model::consumers::SortKey;
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
 use crate::model::{DetailScope, OwnerKey, Snapshot};
@@ -57,6 +59,8 @@ pub enum Outcome {
     Handled,
     /// Taken, and the screen is done: close it.
     Close,
+    /// The screen is done: close it and sort the consumers by this key.
+    CloseAndSort(SortKey),
 }
 
 /// One screen: its state and how it answers every action.
