@@ -143,7 +143,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Home End  g G", "first / last row"),
     (
         "Enter",
-        "drill down: the process's objects (or the QP's owner)",
+        "open: a process's objects, a device's view, a QP's owner",
     ),
     ("e", "ERROR-QP pane: every QP in ERR/SQE, oldest first"),
     ("a", "alerts: leak suspects, lingering ERR QPs, warnings"),

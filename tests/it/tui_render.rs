@@ -148,6 +148,14 @@ fn sort_menu_80x24() {
 }
 
 #[test]
+fn device_view_80x24() {
+    let mut app = app();
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Enter));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
 fn help_overlay() {
     let (mut app, _) = demo_app(80, 24, AppConfig::default());
     app.update(ch('?'));

@@ -489,13 +489,43 @@ fn tab_switches_focus_to_the_devices() {
     app.update(key(KeyCode::Down));
     assert_eq!(app.main.device_cursor.selected, 1);
     assert_eq!(app.main.consumer_cursor.selected, 0);
-    app.update(key(KeyCode::Enter));
-    assert!(
-        app.screen_ids().is_empty(),
-        "Enter on a device does nothing"
-    );
     app.update(key(KeyCode::Tab));
     assert_eq!(app.main.focus, Focus::Consumers);
+}
+
+#[test]
+fn enter_on_a_device_opens_its_view_with_the_counts_on_that_device() {
+    let mut app = app();
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.screen_ids(), ["device"]);
+    let view = app
+        .find_screen::<restop::app::screens::device::DeviceScreen>()
+        .unwrap();
+    assert_eq!(view.name, "mlx5_1");
+    assert_eq!(
+        view.table.rows.len(),
+        1,
+        "only ib_write_bw holds objects there"
+    );
+    assert_eq!(view.table.rows[0].cells[2], Cell::Num(Some(3)));
+    assert_eq!(view.error_qps, 0);
+    // Enter on the owner opens its drill-down; Esc comes back.
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.drill().unwrap().owner, owner(200));
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    assert!(app.screen_ids().is_empty());
+
+    app.update(key(KeyCode::Up));
+    app.update(key(KeyCode::Enter));
+    let view = app
+        .find_screen::<restop::app::screens::device::DeviceScreen>()
+        .unwrap();
+    assert_eq!(view.name, "mlx5_0");
+    assert_eq!(view.table.rows.len(), 3);
+    assert_eq!(view.error_qps, 2);
 }
 
 #[test]

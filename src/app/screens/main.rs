@@ -1,6 +1,7 @@
 //! The main screen: the device pane over the top-consumers table. Tab moves
-//! the focus between them; Enter on a consumer opens its drill-down.
+//! the focus between them; Enter opens a consumer's drill-down or a device's view.
 
+use super::device::DeviceScreen;
 use super::drill::DrillView;
 use super::{Ctx, Pane, page_of};
 use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
@@ -196,8 +197,9 @@ impl Pane for MainScreen {
     }
 
     fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
-        if self.focus != Focus::Consumers {
-            return None;
+        if self.focus == Focus::Devices {
+            let device = self.devices.get(self.device_cursor.selected)?;
+            return Some(Box::new(DeviceScreen::new(device.name.clone())));
         }
         let owner = self.selected_consumer()?.owner.clone();
         Some(Box::new(DrillView::new(owner, ctx.filter)))

@@ -8,6 +8,7 @@
 //! and the area.
 
 pub mod alerts;
+pub mod device;
 pub mod drill;
 pub mod error_qps;
 pub mod help;
