@@ -185,6 +185,22 @@ pub struct Cli {
     )]
     pub timeout: Duration,
 
+    /// --once/--json: read the NIC counters twice, this far apart, to show rates.
+    #[arg(
+        long = "rates",
+        value_name = "DURATION",
+        value_parser = parse_duration,
+        num_args = 0..=1,
+        default_missing_value = "1s",
+        help_heading = "Output",
+        long_help = "With --once or --json: read the NIC counters, wait DURATION (1s when \
+                     omitted), collect again and show the second snapshot, whose counters \
+                     then carry per-second rates computed from the two reads' own \
+                     timestamps (so the interval is DURATION plus one collection). Without \
+                     it the report shows totals only.\n\nExample: restop --once --rates 2s"
+    )]
+    pub rates: Option<Duration>,
+
     /// Minimum time between object dumps.
     #[arg(
         long = "objects-every",

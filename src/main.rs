@@ -129,6 +129,13 @@ fn run_once(cli: &Cli) -> Result<u8> {
     let mut snapshot = source
         .collect(&request)
         .context("collecting RDMA resources")?;
+    if let Some(interval) = cli.rates {
+        // The second read's counters carry the first as their previous read.
+        std::thread::sleep(interval);
+        snapshot = source
+            .collect(&request)
+            .context("collecting RDMA resources")?;
+    }
     if let Some(mut writer) = open_recorder(cli, source.kind())?
         && let Some(failure) = writer.record_into(&mut snapshot, &request.details)
     {

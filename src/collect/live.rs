@@ -9,6 +9,7 @@
 use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
 use super::cgroup_rdma::CgroupRdmaReader;
+use super::counters::CounterReader;
 use super::procfs::ProcReader;
 use super::sysfs::{SysfsDevice, sysfs_device};
 use super::verbs::{DeviceKey, VerbsLimits};
@@ -89,6 +90,7 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     kernel: String,
     verbs: VerbsLimits,
     cgroups: CgroupRdmaReader,
+    counters: CounterReader,
     notes: Vec<String>,
 }
 
@@ -112,6 +114,7 @@ impl<T: Transport> LiveSource<T> {
             client,
             procs: ProcReader::new(options.proc_root.clone()),
             cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
+            counters: CounterReader::new(options.sys_root.clone()),
             verbs,
             notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),
@@ -189,6 +192,7 @@ impl<T: Transport> LiveSource<T> {
                                 phys_state: p.phys_state,
                                 netdev: p.netdev,
                                 netdev_index: p.netdev_index,
+                                counters: None,
                             })
                             .collect();
                     }
@@ -205,8 +209,12 @@ impl<T: Transport> LiveSource<T> {
                 .or_insert_with(|| sysfs_device(&self.options.sys_root, &summary.name));
             device.pci = topo.pci.clone();
             device.pf = topo.pf.clone();
+            // Counters every collection, before any object dump can delay them.
+            self.counters
+                .read_device(&mut self.client, &mut device, &mut warnings);
             devices.push(device);
         }
+        self.counters.retain(&devices);
         // Renamed or removed devices must not keep stale topology.
         self.sysfs
             .retain(|name, _| devices.iter().any(|d| &d.name == name));

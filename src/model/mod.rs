@@ -2,6 +2,7 @@
 //! Nothing here reads the system or draws anything.
 
 pub mod consumers;
+pub mod counters;
 pub mod device;
 pub mod enums;
 pub mod error_qps;

@@ -85,6 +85,7 @@ fn port(index: u32, state: PortState, phys: PhysState, netdev: Option<&str>) -> 
         phys_state: Some(phys),
         netdev: netdev.map(String::from),
         netdev_index: None,
+        counters: None,
     }
 }
 

@@ -1,7 +1,10 @@
 //! The `--json` document: one JSON object describing a snapshot under the
 //! filters (schema in docs/json.md). Built without I/O; the caller serializes.
 
+mod counters;
 mod view;
+
+pub use counters::{PortCountersView, ThroughputView};
 
 pub use view::*;
 
@@ -165,6 +168,7 @@ fn port(p: &Port) -> PortView {
         state: p.state.map(|s| s.to_string()),
         phys_state: p.phys_state.map(|s| s.to_string()),
         netdev: p.netdev.clone(),
+        counters: counters::port_counters(p),
     }
 }
 

@@ -63,6 +63,9 @@ pub struct PortView {
     pub state: Option<String>,
     pub phys_state: Option<String>,
     pub netdev: Option<String>,
+    /// Counter keys (`counters`, `rates`, ...), see `counters.rs`.
+    #[serde(flatten)]
+    pub counters: super::counters::PortCountersView,
 }
 
 #[derive(Debug, Serialize)]

@@ -2,6 +2,7 @@
 //! with no I/O so it can be compared against golden files.
 
 mod consumers;
+mod counters;
 mod devices;
 mod error_qps;
 mod header;
@@ -68,6 +69,7 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
             WIDTH,
         ));
     }
+    sections.push(counters::counters(&selection.devices, WIDTH));
     let mut out = String::new();
     for (i, section) in sections.iter().enumerate() {
         if i > 0 {
