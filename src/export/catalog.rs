@@ -31,7 +31,7 @@ pub struct Family {
     pub labels: &'static [&'static str],
 }
 
-const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'static str) -> Family {
+pub(super) const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'static str) -> Family {
     Family {
         name,
         kind: MetricType::Gauge,
@@ -40,7 +40,7 @@ const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'stat
     }
 }
 
-const fn counter(
+pub(super) const fn counter(
     name: &'static str,
     labels: &'static [&'static str],
     help: &'static str,
@@ -181,6 +181,13 @@ pub const ALL: &[Family] = &[
     PROCESS_LEAK_SUSPECT,
     PROCESS_RESOURCES,
     PROCESS_MR_BYTES,
+    super::counters::PORT_HW_COUNTER,
+    super::counters::PORT_PMA_COUNTER,
+    super::counters::PORT_TRANSMIT_BYTES,
+    super::counters::PORT_RECEIVE_BYTES,
+    super::counters::PORT_TRANSMIT_PACKETS,
+    super::counters::PORT_RECEIVE_PACKETS,
+    super::counters::PORT_LINK_RATE,
 ];
 
 pub fn families() -> impl Iterator<Item = &'static Family> {

@@ -13,6 +13,7 @@
 pub mod args;
 pub mod catalog;
 pub mod collector;
+pub mod counters;
 pub mod exposition;
 pub mod health;
 pub mod http;

@@ -61,6 +61,7 @@ pub fn render(input: &RenderInput<'_>, format: Format) -> String {
             write_leak_suspects(&mut w, suspects);
         }
         write_owners(&mut w, &consumers(snapshot, &Filter::default()), input.top);
+        super::counters::write_counters(&mut w, &devices);
     }
     w.finish()
 }

@@ -98,9 +98,10 @@ const KNOWN: &[(&str, CounterClass, &str)] = &[
         "receive buffer overruns",
     ),
     ("VL15_dropped", Error, "management packets dropped"),
+    // Rises on every busy link: worth showing, not a health signal by itself.
     (
         "port_xmit_wait",
-        Congestion,
+        Other,
         "ticks with data to send but no credit",
     ),
     // rxe

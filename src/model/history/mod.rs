@@ -11,6 +11,7 @@
 
 mod alerts;
 mod baseline;
+pub mod counters;
 mod error_ages;
 mod series;
 mod trend;
