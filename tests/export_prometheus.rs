@@ -172,7 +172,7 @@ fn prometheus_scrapes_restop_and_evaluates_the_rules_and_dashboard() {
             .iter()
             .flat_map(|g| g["rules"].as_array().into_iter().flatten())
             .collect();
-        (all.len() == 8 && all.iter().all(|r| r["health"] == "ok")).then_some(())
+        (all.len() == 13 && all.iter().all(|r| r["health"] == "ok")).then_some(())
     });
     // The demo's VF near its MR limit (96 %) makes the usage alerts pending.
     wait_for(

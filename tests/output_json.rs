@@ -90,7 +90,25 @@ fn device_keys_match_the_schema() {
     );
     assert_eq!(
         keys(&dev["ports"][0]),
-        sorted(&["index", "state", "phys_state", "netdev"])
+        sorted(&[
+            "index",
+            "state",
+            "phys_state",
+            "netdev",
+            "counters",
+            "counters_source",
+            "sysfs_counters",
+            "counters_read_at_ms",
+            "rates",
+            "sysfs_rates",
+            "rates_interval_s",
+            "counter_resets",
+            "link_rate",
+            "link_rate_mbps",
+            "throughput",
+            "health",
+            "counter_notes"
+        ])
     );
     assert_eq!(dev["ports"][0]["state"], "ACTIVE");
     assert_eq!(dev["ports"][0]["phys_state"], "LINK_UP");

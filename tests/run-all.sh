@@ -29,3 +29,4 @@ cargo test --locked
 echo "== real-kernel tests (QEMU + Soft-RoCE)"
 RESTOP_VM_TESTS=1 cargo test --locked --test vm_e2e -- --nocapture --test-threads=1
 RESTOP_VM_TESTS=1 cargo test --locked --test vm_leak -- --nocapture --test-threads=1
+RESTOP_VM_TESTS=1 cargo test --locked --test vm_counters -- --nocapture --test-threads=1

@@ -71,9 +71,13 @@ fn sysfs(dir: &Path, file: &str) -> PerPort {
         return out;
     };
     for dev in devs.flatten() {
-        let Ok(ports) = fs::read_dir(dev.path()) else { continue };
+        let Ok(ports) = fs::read_dir(dev.path()) else {
+            continue;
+        };
         for port in ports.flatten() {
-            let Ok(text) = fs::read_to_string(port.path().join(file)) else { continue };
+            let Ok(text) = fs::read_to_string(port.path().join(file)) else {
+                continue;
+            };
             let counters = text
                 .lines()
                 .filter_map(|l| {
@@ -279,14 +283,27 @@ fn every_counter_restop_reports_lies_between_rdma_statistic_before_and_after() {
         ("idle", &run.idle),
     ] {
         if phase.json.is_none() {
-            failures.push(format!("{name}: restop --json gave no document: {}", phase.json_run));
+            failures.push(format!(
+                "{name}: restop --json gave no document: {}",
+                phase.json_run
+            ));
             continue;
         }
         let ports = phase.ports();
-        between(name, &ports, "counters", &phase.before, &phase.after, &mut failures);
+        between(
+            name,
+            &ports,
+            "counters",
+            &phase.before,
+            &phase.after,
+            &mut failures,
+        );
         for p in ports.values() {
             if p["counters_source"] != "netlink" {
-                failures.push(format!("{name}: counters_source is {}", p["counters_source"]));
+                failures.push(format!(
+                    "{name}: counters_source is {}",
+                    p["counters_source"]
+                ));
             }
         }
     }
@@ -298,7 +315,11 @@ fn sysfs_hw_counters_agree_with_restop() {
     let Some(run) = run() else { return };
     let mut failures = Vec::new();
     for (name, phase) in [("traffic", &run.traffic), ("idle", &run.idle)] {
-        assert!(!phase.sysfs_after.is_empty(), "no sysfs hw_counters ({})", run.context());
+        assert!(
+            !phase.sysfs_after.is_empty(),
+            "no sysfs hw_counters ({})",
+            run.context()
+        );
         between(
             name,
             &phase.ports(),
@@ -315,7 +336,11 @@ fn sysfs_hw_counters_agree_with_restop() {
 fn the_first_read_has_totals_and_no_rates() {
     let Some(run) = run() else { return };
     for ((dev, port), p) in run.first.ports() {
-        assert!(p["rates"].is_null(), "{dev}/{port}: rates {} on a first read", p["rates"]);
+        assert!(
+            p["rates"].is_null(),
+            "{dev}/{port}: rates {} on a first read",
+            p["rates"]
+        );
         assert!(p["throughput"].is_null(), "{dev}/{port}");
         assert!(
             p["counters"].as_object().is_some_and(|c| !c.is_empty()),
@@ -340,15 +365,25 @@ fn rates_are_positive_while_traffic_runs() {
         assert!(r.is_some_and(|r| r > 0.0), "rxe0 {name} rate {r:?} ({ctx})");
     }
     let t = &rxe0["throughput"];
-    assert!(t["tx_packets_per_s"].as_f64().is_some_and(|v| v > 0.0), "{t} ({ctx})");
-    assert!(rxe0["rates_interval_s"].as_f64().is_some_and(|s| s >= 1.0), "{ctx}");
+    assert!(
+        t["tx_packets_per_s"].as_f64().is_some_and(|v| v > 0.0),
+        "{t} ({ctx})"
+    );
+    assert!(
+        rxe0["rates_interval_s"].as_f64().is_some_and(|s| s >= 1.0),
+        "{ctx}"
+    );
     // --batch: every line after the first has rates, all positive.
     assert_eq!(run.traffic_batch.len(), 4, "{ctx}");
     for (i, line) in run.traffic_batch.iter().enumerate().skip(1) {
         let ports = ports_of(line);
         let p = ports.get(&("rxe0".to_string(), 1)).expect("rxe0");
         let r = rate(p, "sent_pkts");
-        assert!(r.is_some_and(|r| r > 0.0), "batch line {}: {r:?} ({ctx})", i + 1);
+        assert!(
+            r.is_some_and(|r| r > 0.0),
+            "batch line {}: {r:?} ({ctx})",
+            i + 1
+        );
     }
     assert!(run.once.contains("COUNTERS"), "{}", run.once);
     assert!(run.once.contains("rxe0 port 1 (netlink)"), "{}", run.once);
@@ -392,12 +427,19 @@ fn a_peer_killed_mid_transfer_moves_error_counters_and_restop_shows_them() {
         .copied()
         .filter(|n| after.get(*n) > before.get(*n))
         .collect();
-    assert!(!rose.is_empty(), "no retry counter rose: {before:?} → {after:?} ({ctx})");
+    assert!(
+        !rose.is_empty(),
+        "no retry counter rose: {before:?} → {after:?} ({ctx})"
+    );
     // The totals after the fault are rdma's.
     let ports = run.fault.ports();
     let p = ports.get(&key).expect("rxe0 port 1");
     for name in &rose {
-        assert_eq!(p["counters"][*name].as_u64(), after.get(*name).copied(), "{name} ({ctx})");
+        assert_eq!(
+            p["counters"][*name].as_u64(),
+            after.get(*name).copied(),
+            "{name} ({ctx})"
+        );
     }
     // restop --batch named them in a port's health on the tick they moved.
     let named: Vec<String> = run

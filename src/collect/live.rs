@@ -45,6 +45,8 @@ pub struct LiveOptions {
     /// Print diagnostics (why no limits came from verbs, what libibverbs
     /// printed) on stderr as they arise (`RESTOP_DEBUG` in `--once`/`--json`).
     pub print_notes: bool,
+    /// Read NIC counters every collection (collect/counters).
+    pub counters: bool,
 }
 
 impl Default for LiveOptions {
@@ -57,6 +59,7 @@ impl Default for LiveOptions {
             verbs: true,
             own_pid: std::process::id(),
             print_notes: false,
+            counters: true,
         }
     }
 }
@@ -210,8 +213,10 @@ impl<T: Transport> LiveSource<T> {
             device.pci = topo.pci.clone();
             device.pf = topo.pf.clone();
             // Counters every collection, before any object dump can delay them.
-            self.counters
-                .read_device(&mut self.client, &mut device, &mut warnings);
+            if self.options.counters {
+                self.counters
+                    .read_device(&mut self.client, &mut device, &mut warnings);
+            }
             devices.push(device);
         }
         self.counters.retain(&devices);

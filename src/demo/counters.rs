@@ -204,7 +204,11 @@ mod tests {
             for at in (2_000..1_300_000).step_by(2_000) {
                 let now = read(device, at);
                 let r = rates_between(&last, &now);
-                assert!(r.resets.is_empty(), "device {device} at {at}: {:?}", r.resets);
+                assert!(
+                    r.resets.is_empty(),
+                    "device {device} at {at}: {:?}",
+                    r.resets
+                );
                 last = now;
             }
         }

@@ -31,7 +31,11 @@ pub struct Family {
     pub labels: &'static [&'static str],
 }
 
-pub(super) const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'static str) -> Family {
+pub(super) const fn gauge(
+    name: &'static str,
+    labels: &'static [&'static str],
+    help: &'static str,
+) -> Family {
     Family {
         name,
         kind: MetricType::Gauge,
@@ -176,11 +180,6 @@ pub const ALL: &[Family] = &[
     RESOURCES_USAGE,
     QPS,
     ERROR_QPS,
-    ERROR_QP_OLDEST_AGE,
-    LEAK_SUSPECTS,
-    PROCESS_LEAK_SUSPECT,
-    PROCESS_RESOURCES,
-    PROCESS_MR_BYTES,
     super::counters::PORT_HW_COUNTER,
     super::counters::PORT_PMA_COUNTER,
     super::counters::PORT_TRANSMIT_BYTES,
@@ -188,6 +187,11 @@ pub const ALL: &[Family] = &[
     super::counters::PORT_TRANSMIT_PACKETS,
     super::counters::PORT_RECEIVE_PACKETS,
     super::counters::PORT_LINK_RATE,
+    ERROR_QP_OLDEST_AGE,
+    LEAK_SUSPECTS,
+    PROCESS_LEAK_SUSPECT,
+    PROCESS_RESOURCES,
+    PROCESS_MR_BYTES,
 ];
 
 pub fn families() -> impl Iterator<Item = &'static Family> {

@@ -8,13 +8,13 @@ use crate::model::Device;
 use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
 
 pub const PORT_HW_COUNTER: Family = catalog::counter(
-    "restop_port_hw_counter_total",
+    "restop_port_hw_stat_total",
     &["device", "port", "counter"],
     "A driver counter of an RDMA port, raw, named as `rdma statistic show` names it (STAT_GET, \
      or sysfs hw_counters/ on kernels without it); see docs/counters.md.",
 );
 pub const PORT_PMA_COUNTER: Family = catalog::counter(
-    "restop_port_pma_counter_total",
+    "restop_port_pma_stat_total",
     &["device", "port", "counter"],
     "A standard PMA counter of an RDMA port from sysfs counters/, raw, named as its file \
      (port_xmit_data and port_rcv_data count 4-byte words).",
@@ -56,6 +56,9 @@ pub const FAMILIES: [Family; 7] = [
     PORT_LINK_RATE,
 ];
 
+/// The unit (bytes or 1 per packet) a counter class has for one conventional family.
+type UnitOf = fn(CounterClass) -> Option<u64>;
+
 pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
     let ports: Vec<(&str, String, &PortCounters)> = devices
         .iter()
@@ -77,7 +80,7 @@ pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
             w.sample(&PORT_PMA_COUNTER, &[dev, port, name], *v);
         }
     }
-    let conventional = |want: fn(CounterClass) -> Option<u64>, c: &PortCounters| {
+    let conventional = |want: UnitOf, c: &PortCounters| {
         // PMA first: the standard counters count every packet of the port.
         c.read
             .pma
@@ -88,7 +91,7 @@ pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
                 Some(v.saturating_mul(unit))
             })
     };
-    let families: [(&'static Family, fn(CounterClass) -> Option<u64>); 4] = [
+    let families: [(&'static Family, UnitOf); 4] = [
         (&PORT_TRANSMIT_BYTES, |c| bytes(c, Direction::Tx)),
         (&PORT_RECEIVE_BYTES, |c| bytes(c, Direction::Rx)),
         (&PORT_TRANSMIT_PACKETS, |c| packets(c, Direction::Tx)),

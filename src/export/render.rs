@@ -54,6 +54,7 @@ pub fn render(input: &RenderInput<'_>, format: Format) -> String {
         write_ports(&mut w, &devices);
         write_usage(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
+        super::counters::write_counters(&mut w, &devices);
         if let Some(ages) = input.error_qp_ages {
             write_error_qp_ages(&mut w, ages);
         }
@@ -61,7 +62,6 @@ pub fn render(input: &RenderInput<'_>, format: Format) -> String {
             write_leak_suspects(&mut w, suspects);
         }
         write_owners(&mut w, &consumers(snapshot, &Filter::default()), input.top);
-        super::counters::write_counters(&mut w, &devices);
     }
     w.finish()
 }

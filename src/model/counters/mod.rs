@@ -105,7 +105,7 @@ pub fn parse_link_rate_mbps(text: &str) -> Option<u64> {
         _ => return None,
     };
     let mbps = number * scale;
-    (mbps.is_finite() && mbps >= 0.0 && mbps < 1e12).then_some(mbps.round() as u64)
+    (0.0..1e12).contains(&mbps).then_some(mbps.round() as u64)
 }
 
 #[cfg(test)]

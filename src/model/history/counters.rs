@@ -221,7 +221,12 @@ mod tests {
         let s = h.port("mlx5_1", 1).unwrap();
         assert!(s.moved.contains_key("np_cnp_sent"));
         assert!(h.port("mlx5_0", 1).unwrap().tx_bytes.len() > 10);
-        assert!(!h.port("mlx5_2", 1).unwrap().moved.contains_key("out_of_sequence"));
+        assert!(
+            !h.port("mlx5_2", 1)
+                .unwrap()
+                .moved
+                .contains_key("out_of_sequence")
+        );
     }
 
     #[test]

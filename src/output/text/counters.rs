@@ -20,8 +20,10 @@ pub fn counters(devices: &[&Device], width: usize) -> Vec<String> {
             lines.extend(port_block(&device.name, port.index, c, width));
         }
     }
+    // Snapshots without counters (recordings from before they were read)
+    // get no section at all.
     if !any {
-        lines.push("  no port counters were read".to_string());
+        return Vec::new();
     }
     lines
 }
@@ -59,13 +61,13 @@ fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<St
             }
         }
         let moved = c.moved();
-        lines.push(if moved.is_empty() {
-            "  no error or congestion counter moved".to_string()
+        if moved.is_empty() {
+            lines.push("  no error or congestion counter moved".to_string());
         } else {
-            format!("  moved: {}", moved.join(", "))
-        });
+            lines.extend(listed("  moved: ", &moved, width));
+        }
         if !r.resets.is_empty() {
-            lines.push(format!("  reset (went down): {}", r.resets.join(", ")));
+            lines.extend(listed("  reset (went down): ", &r.resets, width));
         }
     }
     for note in &c.notes {
@@ -87,22 +89,27 @@ fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<St
                 ));
             }
         }
-        None => lines.extend(two_columns(&all)),
+        None => lines.extend(two_columns(&all, width)),
     }
     lines
 }
 
-/// Totals only: two `name value` pairs per line.
-fn two_columns(all: &[(&String, &u64)]) -> Vec<String> {
-    all.chunks(2)
-        .map(|pair| {
-            let cells: Vec<String> = pair
-                .iter()
-                .map(|(name, v)| format!("{:<24} {:>12}", truncate(&clean(name), 24), v))
-                .collect();
-            format!("  {}", cells.join("  "))
-        })
-        .collect()
+/// Totals only: two `name value` pairs per line, one where a pair would
+/// not fit (totals of 14 digits and more).
+fn two_columns(all: &[(&String, &u64)], width: usize) -> Vec<String> {
+    let cell =
+        |(name, v): &(&String, &u64)| format!("{:<24} {:>13}", truncate(&clean(name), 24), v);
+    let mut lines = Vec::new();
+    for pair in all.chunks(2) {
+        let cells: Vec<String> = pair.iter().map(cell).collect();
+        let line = format!("  {}", cells.join("  "));
+        if line.chars().count() <= width {
+            lines.push(line);
+        } else {
+            lines.extend(cells.iter().map(|c| format!("  {c}")));
+        }
+    }
+    lines
 }
 
 /// A per-second figure: one decimal below 10, then whole (`1.2M` beyond).
@@ -114,4 +121,18 @@ fn rate(v: f64) -> String {
     } else {
         units::count(v.round() as u64)
     }
+}
+
+/// `head` and comma-separated names, wrapped to `width`.
+fn listed(head: &str, names: &[String], width: usize) -> Vec<String> {
+    let last = names.len().saturating_sub(1);
+    let units: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let n = truncate(&clean(n), width.saturating_sub(12));
+            if i < last { format!("{n},") } else { n }
+        })
+        .collect();
+    wrap_units(head, "    ", &units, " ", width)
 }

@@ -69,7 +69,10 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
             WIDTH,
         ));
     }
-    sections.push(counters::counters(&selection.devices, WIDTH));
+    let counters = counters::counters(&selection.devices, WIDTH);
+    if !counters.is_empty() {
+        sections.push(counters);
+    }
     let mut out = String::new();
     for (i, section) in sections.iter().enumerate() {
         if i > 0 {
