@@ -193,6 +193,11 @@ fn prometheus_scrapes_restop_and_evaluates_the_rules_and_dashboard() {
         },
     );
 
+    // rate() needs two samples of a counter: wait for the second scrape.
+    wait_for("a rate of the NIC counters", &log, || {
+        let answer = query(prom_port, "rate(restop_port_transmit_bytes_total[5m])")?;
+        (!results(&answer)?.is_empty()).then_some(())
+    });
     // Every dashboard query runs; those that are not filtered by a threshold
     // return data.
     let dashboard: Value = serde_json::from_str(

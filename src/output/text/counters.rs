@@ -97,8 +97,12 @@ fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<St
 /// Totals only: two `name value` pairs per line, one where a pair would
 /// not fit (totals of 14 digits and more).
 fn two_columns(all: &[(&String, &u64)], width: usize) -> Vec<String> {
-    let cell =
-        |(name, v): &(&String, &u64)| format!("{:<24} {:>13}", truncate(&clean(name), 24), v);
+    let cell = |(name, v): &(&String, &u64)| {
+        let value = v.to_string();
+        // Names stay whole (scripts grep for them) unless a line cannot hold them.
+        let room = width.saturating_sub(3 + value.len());
+        format!("{:<27} {:>10}", truncate(&clean(name), room), value)
+    };
     let mut lines = Vec::new();
     for pair in all.chunks(2) {
         let cells: Vec<String> = pair.iter().map(cell).collect();
