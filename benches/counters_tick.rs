@@ -5,10 +5,14 @@
 //!
 //! `cargo bench --bench counters_tick`; medians and ratios in docs/counters.md.
 
-#[path = "../tests/support/fake_kernel.rs"]
+// The fake kernel and /proc are test helpers: they may unwrap.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "../tests/it/support/fake_kernel.rs"]
 #[allow(dead_code)]
 mod fake_kernel;
-#[path = "../tests/support/fake_proc.rs"]
+#[path = "../tests/it/support/fake_proc.rs"]
+#[allow(dead_code)]
 mod fake_proc;
 
 use criterion::{Criterion, criterion_group, criterion_main};

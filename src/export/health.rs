@@ -119,25 +119,12 @@ impl Health {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Meta, Warning};
+    use crate::model::Warning;
 
     fn snapshot_with(warnings: Vec<Warning>) -> Snapshot {
-        Snapshot {
-            meta: Meta {
-                source: SourceKind::Live,
-                host: "h".into(),
-                kernel: "k".into(),
-                collected_at_ms: 0,
-                collect_us: 0,
-                netns_mode: None,
-                hidden_fields: Vec::new(),
-                warnings,
-            },
-            devices: Vec::new(),
-            processes: Vec::new(),
-            tallies: Vec::new(),
-            objects: Vec::new(),
-        }
+        let mut snapshot = Snapshot::empty(SourceKind::Live, 0);
+        snapshot.meta.warnings = warnings;
+        snapshot
     }
 
     #[test]
