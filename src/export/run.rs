@@ -8,6 +8,7 @@ use super::health::Health;
 use super::http::{Limits, Server};
 use super::listen::is_loopback;
 use super::textfile::write_atomically;
+use crate::settings::Settings;
 use crate::source::Source;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -15,17 +16,23 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Runs the exporter until killed (or once, with `--textfile --once`).
-/// Returns the exit status: 0, or 1 when a `--once` collection failed.
-pub fn run(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Result<u8> {
+/// Runs the exporter until killed (or once, with `--textfile --once`) on
+/// the source the session opened. Returns the exit status: 0, or 1 when a
+/// `--once` collection failed.
+pub fn run(settings: &Settings, source: Box<dyn Source>) -> Result<u8> {
+    let Some(args) = &settings.export else {
+        anyhow::bail!("the exporter runs only as `restop export`");
+    };
+    let interval = settings.source.interval;
+    let collector = Collector::new(source, args.top.into()).with_history(settings.history.clone());
     match &args.textfile {
-        Some(path) if args.once => textfile_once(path, source, args.top.into()),
-        Some(path) => textfile_loop(path, source, args.top.into(), interval),
-        None => serve(args, source, interval),
+        Some(path) if args.once => textfile_once(path, collector),
+        Some(path) => textfile_loop(path, collector, interval),
+        None => serve(args, collector, interval),
     }
 }
 
-fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Result<u8> {
+fn serve(args: &ExportArgs, mut collector: Collector, interval: Duration) -> Result<u8> {
     // Bind before collecting: a taken port is reported at once.
     let server = Server::bind(args.listen_addr(), Limits::default())?;
     let addr = server.local_addr();
@@ -35,7 +42,6 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
              containers); restrict access with a firewall"
         ));
     }
-    let mut collector = Collector::new(source, args.top.into());
     let mut status = StatusReport::default();
     // The first scrape already finds a collection.
     let first = collector.collect();
@@ -67,8 +73,7 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
     Ok(0)
 }
 
-fn textfile_once(path: &Path, source: Box<dyn Source>, top: usize) -> Result<u8> {
-    let mut collector = Collector::new(source, top);
+fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
     let exposition = collector.collect();
     write_atomically(path, exposition.body(Format::Text))
         .with_context(|| format!("writing {}", path.display()))?;
@@ -84,13 +89,7 @@ fn textfile_once(path: &Path, source: Box<dyn Source>, top: usize) -> Result<u8>
     Ok(1)
 }
 
-fn textfile_loop(
-    path: &Path,
-    source: Box<dyn Source>,
-    top: usize,
-    interval: Duration,
-) -> Result<u8> {
-    let mut collector = Collector::new(source, top);
+fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> Result<u8> {
     let stop = Stop::new();
     let mut status = StatusReport::default();
     let mut first_error: Option<anyhow::Error> = None;

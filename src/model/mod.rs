@@ -14,6 +14,7 @@ pub mod owner;
 pub mod resource;
 pub mod snapshot;
 pub mod tally;
+pub mod time;
 
 pub use device::{Device, DumpStatus, LimitSource, Port, Usage, UsageEntry};
 pub use enums::{
@@ -25,3 +26,4 @@ pub use owner::{Container, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Run
 pub use resource::{ResourceType, TypeCounts};
 pub use snapshot::{Meta, NetnsMode, Snapshot, SourceKind, Tally, Warning, WarningKind};
 pub use tally::{DetailScope, ObjectAccumulator};
+pub use time::{Millis, UnixMs};

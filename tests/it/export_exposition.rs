@@ -30,7 +30,7 @@ fn health_after(snapshot: &Snapshot) -> Health {
     health.record_success(
         snapshot,
         Duration::from_micros(36_706),
-        snapshot.meta.collected_at_ms + 37,
+        restop::model::UnixMs(snapshot.meta.collected_at_ms + 37),
     );
     health
 }
