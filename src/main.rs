@@ -35,6 +35,21 @@ fn main() -> ExitCode {
     }
     let outcome = match (&cli.command, cli.mode()) {
         (Some(Command::Export(args)), _) => run_export(&cli, args, &matches),
+        (Some(Command::Completions { shell }), _) => {
+            let mut out = Vec::new();
+            restop::manual::write_completions(*shell, &mut out);
+            write_stdout(&String::from_utf8_lossy(&out)).map(|()| EXIT_OK)
+        }
+        (Some(Command::Man { page }), _) => {
+            let mut out = Vec::new();
+            match restop::manual::write_man_page(page.as_deref(), &mut out) {
+                Ok(()) => write_stdout(&String::from_utf8_lossy(&out)).map(|()| EXIT_OK),
+                Err(err) => {
+                    tell(&err.to_string());
+                    Ok(EXIT_USAGE)
+                }
+            }
+        }
         (_, Mode::Interactive) => run_interactive(&cli),
         (_, Mode::Batch | Mode::BatchJson) => run_batch(&cli),
         (_, _) => run_once(&cli),
@@ -205,13 +220,26 @@ fn open_source(cli: &Cli) -> Result<Box<dyn Source>> {
 }
 
 fn live_options(cli: &Cli) -> LiveOptions {
+    // In a container the node's /proc, /sys and /var/log are mounted under one
+    // directory (docs/kubernetes.md): `RESTOP_HOST_ROOT=/host`.
+    let host = std::env::var_os("RESTOP_HOST_ROOT")
+        .filter(|root| !root.is_empty())
+        .map(std::path::PathBuf::from);
+    let defaults = LiveOptions::default();
+    let under_host = |path: std::path::PathBuf| match &host {
+        Some(root) => root.join(path.strip_prefix("/").unwrap_or(&path)),
+        None => path,
+    };
     LiveOptions {
+        proc_root: under_host(defaults.proc_root.clone()),
+        sys_root: under_host(defaults.sys_root.clone()),
+        kubelet_logs: under_host(defaults.kubelet_logs.clone()),
         timeout: cli.timeout,
         object_interval: cli.objects_every.unwrap_or_default(),
         verbs: !cli.no_verbs,
         // Diagnostics on stderr only where stderr is not the drawn screen.
         print_notes: cli.mode() != Mode::Interactive && std::env::var_os("RESTOP_DEBUG").is_some(),
-        ..LiveOptions::default()
+        ..defaults
     }
 }
 

@@ -18,6 +18,7 @@ mod clock;
 mod footprint;
 mod host;
 mod ids;
+mod pods;
 mod rng;
 mod scenario;
 mod snapshot;

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 /// Returns the exit status: 0, or 1 when a `--once` collection failed.
 pub fn run(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Result<u8> {
     match &args.textfile {
-        Some(path) if args.once => textfile_once(path, source, args.top.into()),
-        Some(path) => textfile_loop(path, source, args.top.into(), interval),
+        Some(path) if args.once => textfile_once(path, collector(args, source)),
+        Some(path) => textfile_loop(path, collector(args, source), interval),
         None => serve(args, source, interval),
     }
 }
@@ -35,7 +35,7 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
              containers); restrict access with a firewall"
         ));
     }
-    let mut collector = Collector::new(source, args.top.into());
+    let mut collector = collector(args, source);
     let mut status = StatusReport::default();
     // The first scrape already finds a collection.
     let first = collector.collect();
@@ -67,8 +67,11 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
     Ok(0)
 }
 
-fn textfile_once(path: &Path, source: Box<dyn Source>, top: usize) -> Result<u8> {
-    let mut collector = Collector::new(source, top);
+fn collector(args: &ExportArgs, source: Box<dyn Source>) -> Collector {
+    Collector::new(source, args.top.into()).with_owners(args.owner_options())
+}
+
+fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
     let exposition = collector.collect();
     write_atomically(path, exposition.body(Format::Text))
         .with_context(|| format!("writing {}", path.display()))?;
@@ -84,13 +87,7 @@ fn textfile_once(path: &Path, source: Box<dyn Source>, top: usize) -> Result<u8>
     Ok(1)
 }
 
-fn textfile_loop(
-    path: &Path,
-    source: Box<dyn Source>,
-    top: usize,
-    interval: Duration,
-) -> Result<u8> {
-    let mut collector = Collector::new(source, top);
+fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> Result<u8> {
     let stop = Stop::new();
     let mut status = StatusReport::default();
     let mut first_error: Option<anyhow::Error> = None;
