@@ -171,7 +171,7 @@ fn the_dashboard_is_importable_json_over_restop_metrics() {
         "restop_up",
         "restop_resources_usage_ratio",
         "restop_process_resources",
-        "restop_error_qps",
+        "restop_error_queue_pairs",
     ] {
         assert!(
             used.contains(needed),
