@@ -47,6 +47,8 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
     ));
 
     let stop = Stop::new();
+    // As a container's PID 1 no signal has a default action: SIGTERM must be handled.
+    let _signals = stop_on_termination(Arc::clone(&stop), Some(addr))?;
     let sink = Arc::clone(&latest);
     let collector_stop = Arc::clone(&stop);
     std::thread::Builder::new()
@@ -65,6 +67,32 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
         .context("starting the collection thread")?;
     server.serve(&latest, &stop);
     Ok(0)
+}
+
+/// SIGTERM, SIGINT, SIGHUP and SIGQUIT stop the exporter through `stop` (and wake the
+/// listener at `wake`): a clean exit with status 0, also as PID 1 of a container, where
+/// signals have no default action and would be ignored.
+fn stop_on_termination(
+    stop: Arc<Stop>,
+    wake: Option<std::net::SocketAddr>,
+) -> Result<crate::tui::signals::SignalGuard> {
+    let guard = crate::tui::signals::install()?;
+    std::thread::Builder::new()
+        .name("restop-signals".into())
+        .spawn(move || {
+            while !stop.is_stopped() {
+                if crate::tui::signals::termination_requested() {
+                    stop.stop();
+                    if let Some(addr) = wake {
+                        super::http::server::wake(addr);
+                    }
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+        .context("starting the signal thread")?;
+    Ok(guard)
 }
 
 fn collector(args: &ExportArgs, source: Box<dyn Source>) -> Collector {
@@ -89,6 +117,7 @@ fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
 
 fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> Result<u8> {
     let stop = Stop::new();
+    let _signals = stop_on_termination(Arc::clone(&stop), None)?;
     let mut status = StatusReport::default();
     let mut first_error: Option<anyhow::Error> = None;
     let mut written = 0u64;
