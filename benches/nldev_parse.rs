@@ -2,6 +2,8 @@
 //! (the scale captures in `tests/fixtures/netlink/scale/`).
 //!
 //! `cargo bench --bench nldev_parse`
+// A benchmark stops at the first broken assumption.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use restop::model::{Object, ResourceType};

@@ -27,5 +27,6 @@ cargo clippy --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --locked
 echo "== real-kernel tests (QEMU + Soft-RoCE)"
-RESTOP_VM_TESTS=1 cargo test --locked --test vm_e2e -- --nocapture --test-threads=1
-RESTOP_VM_TESTS=1 cargo test --locked --test vm_leak -- --nocapture --test-threads=1
+# one boot per scenario, serving every test of its module
+RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_e2e::
+RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_leak::

@@ -77,7 +77,7 @@ pub(super) fn tritonserver() -> Blueprint {
     .with_threads(&[(NCCL_THREAD, "NCCL Service 0"), (UCX_THREAD, "ucx-async")]);
     Blueprint {
         role: Role::Inference,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_0, 16, 4095)
                 .qps(QpPool::rc(256, 8).created_by(&[NCCL_THREAD]))
@@ -122,7 +122,7 @@ pub(super) fn pretrain_rank(rank: u32) -> Blueprint {
     info.cmdline.push(format!("--local-rank={rank}"));
     Blueprint {
         role: Role::Pretrain,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_2, 8, 4095)
                 .qps(QpPool::rc(566, 6))
@@ -160,7 +160,7 @@ pub(super) fn finetune() -> Blueprint {
     );
     Blueprint {
         role: Role::Finetune,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_3, 4, 2047)
                 .qps(QpPool::rc(24, 2))
@@ -196,7 +196,7 @@ pub fn moe_rank(rank: u32, pid: u32, started: SimMs) -> Blueprint {
     info.cmdline.push(format!("--local-rank={rank}"));
     Blueprint {
         role: Role::MoeJob,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_1, 8, 4095)
                 .qps(QpPool::rc(384, 6))

@@ -49,7 +49,7 @@ pub enum Role {
 /// The owner as the simulation knows it.
 #[derive(Clone, Debug)]
 pub enum SimOwner {
-    Process(ProcessInfo),
+    Process(Box<ProcessInfo>),
     Kernel(&'static str),
     Unattributed,
 }
@@ -74,7 +74,7 @@ impl SimOwner {
 
     pub fn process(&self) -> Option<&ProcessInfo> {
         match self {
-            SimOwner::Process(p) => Some(p),
+            SimOwner::Process(p) => Some(p.as_ref()),
             _ => None,
         }
     }
@@ -254,7 +254,7 @@ fn nvmf_tgt() -> Blueprint {
     };
     Blueprint {
         role: Role::Storage,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![port(MLX5_0, 100, 96), port(MLX5_1, 101, 64)],
     }
 }
@@ -277,7 +277,7 @@ fn postgres() -> Blueprint {
     );
     Blueprint {
         role: Role::Database,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_0, 2, 1023)
                 .qps(QpPool::rc(8, 1).via_cm(CmLink {
@@ -329,7 +329,7 @@ pub fn benchmark(run: u32, pid: u32, started: SimMs, duration_s: u64) -> Bluepri
     );
     Blueprint {
         role: Role::Benchmark,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_1, 2, 255)
                 .qps(QpPool::rc(qps, 0))
@@ -362,7 +362,7 @@ pub fn leaker(pid: u32, started: SimMs) -> Blueprint {
     );
     Blueprint {
         role: Role::Leaker,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_1, 2, 1023)
                 .qps(QpPool {
@@ -431,7 +431,6 @@ pub(super) fn process(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::owner::display_name;
 
     #[test]
     fn comm_is_cut_to_fifteen_characters() {

@@ -188,7 +188,7 @@ pub const PROCESS_MR_BYTES: Family = gauge(
 );
 
 /// Every family, in the order they are written. Keep docs/exporter.md in step
-/// (tests/export_assets.rs checks).
+/// (tests/it/export_assets.rs checks).
 pub const ALL: &[Family] = &[
     BUILD_INFO,
     UP,

@@ -274,4 +274,95 @@ mod tests {
         assert!(ranked.top.is_empty());
         assert_eq!(ranked.other, 7);
     }
+
+    fn in_pod(mut c: Consumer, pod: &str, container: &str, id: &str) -> Consumer {
+        if let Some(p) = c.process.as_mut() {
+            p.container = Some(Container {
+                runtime: crate::model::Runtime::Containerd,
+                id: id.to_string(),
+                pod: Some(format!("uid-{pod}")),
+                kube: Some(crate::model::KubeNames {
+                    namespace: "ml".to_string(),
+                    pod: pod.to_string(),
+                    container: container.to_string(),
+                }),
+            });
+        }
+        c
+    }
+
+    fn options(group: OwnerGroup, pid_label: bool) -> OwnerOptions {
+        OwnerOptions { group, pid_label }
+    }
+
+    #[test]
+    fn processes_carry_their_pod_labels() {
+        let rows = vec![in_pod(
+            process(1, 0, "train.py", 5),
+            "w-0",
+            "pytorch",
+            "abc123abc123",
+        )];
+        let ranked = top_by(&rows, 20, &OwnerOptions::default(), qps);
+        let l = &ranked.top[0].0;
+        assert_eq!(
+            (
+                l.pid.as_str(),
+                l.namespace.as_str(),
+                l.pod.as_str(),
+                l.container.as_str()
+            ),
+            ("1", "ml", "w-0", "pytorch")
+        );
+        assert_eq!(l.uid, "uid-w-0");
+        assert_eq!(l.container_id, "containerd://abc123abc123");
+    }
+
+    #[test]
+    fn owners_by_pod_or_container_sum_their_processes() {
+        let rows = vec![
+            in_pod(
+                process(1, 0, "train.py", 5),
+                "w-0",
+                "pytorch",
+                "aaaaaaaaaaaa",
+            ),
+            in_pod(
+                process(2, 0, "train.py", 7),
+                "w-0",
+                "pytorch",
+                "aaaaaaaaaaaa",
+            ),
+            in_pod(process(3, 0, "nccl", 1), "w-0", "sidecar", "bbbbbbbbbbbb"),
+            process(4, 0, "host-tool", 2),
+        ];
+        let by_pod = top_by(&rows, 20, &options(OwnerGroup::Pod, true), qps);
+        let kept: Vec<(&str, &str, u64)> = by_pod
+            .top
+            .iter()
+            .map(|(l, v)| (l.name.as_str(), l.pid.as_str(), *v))
+            .collect();
+        assert_eq!(kept, [("w-0", "", 13), ("host-tool", "4", 2)]);
+        let by_container = top_by(&rows, 1, &options(OwnerGroup::Container, true), qps);
+        assert_eq!(by_container.top.len(), 1);
+        assert_eq!(by_container.top[0].0.container, "pytorch");
+        assert_eq!(by_container.top[0].1, 12);
+        assert_eq!(by_container.other, 3);
+    }
+
+    #[test]
+    fn without_pid_processes_with_the_same_labels_are_one_series() {
+        let rows = vec![process(7, 1, "svc", 2), process(8, 2, "svc", 3)];
+        let ranked = top_by(&rows, 20, &options(OwnerGroup::Process, false), qps);
+        assert_eq!(ranked.top.len(), 1);
+        assert_eq!(ranked.top[0].1, 5);
+        let pairs = ranked.top[0].0.pairs(false);
+        assert!(pairs.iter().all(|(name, _)| *name != "pid"), "{pairs:?}");
+        assert!(
+            OwnerLabels::other()
+                .pairs(true)
+                .iter()
+                .any(|(n, _)| *n == "pid")
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! Numbers from `include/uapi/rdma/rdma_netlink.h` and `<linux/netlink.h>`.
 //!
-//! Only what restop sends or reads is listed; `tests/nldev_consts.rs` pins the
+//! Only what restop sends or reads is listed; `tests/it/nldev_synthetic.rs` pins the
 //! values, because a wrong attribute number parses silently into wrong data.
 
 /// `NETLINK_RDMA`, the netlink protocol number of the RDMA subsystem.

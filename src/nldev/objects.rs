@@ -110,6 +110,7 @@ fn reported(f: &EntryFields<'_>) -> ReportedOwner {
 }
 
 /// Builds the record, or `None` for an entry lacking required fields.
+#[allow(clippy::too_many_lines)] // one arm per object type
 fn build(t: ResourceType, device: u32, f: &EntryFields<'_>) -> Result<Option<Object>, TlvError> {
     let owner = OwnerKey::Unattributed;
     let object = match t {

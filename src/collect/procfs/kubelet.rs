@@ -218,7 +218,8 @@ mod tests {
             })
         );
         // A container name with dashes: the id is after the last one.
-        let log = parse_container_log(&format!("p_ns_nccl-sidecar-{ID}.log")).unwrap();
+        let name = format!("p_ns_nccl-sidecar-{ID}.log");
+        let log = parse_container_log(&name).unwrap();
         assert_eq!((log.container, log.id), ("nccl-sidecar", ID));
         for bad in [
             "x.log",

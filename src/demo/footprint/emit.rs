@@ -33,11 +33,14 @@ impl Attribution {
 impl Footprint {
     /// Emits every object as the kernel's dumps would list it.
     pub fn emit(&self, who: &Attribution, sink: &mut impl FnMut(Object)) {
-        let device = self.spec.device;
-        let user = self.spec.privilege == Privilege::User;
-        let main = who.reported(0);
-        let record = |creator: u32| (who.reported(creator), who.owner.clone());
+        let users = self.users();
+        self.emit_parents(who, users, sink);
+        self.emit_qps(who, sink);
+        self.emit_mrs(who, sink);
+    }
 
+    /// How many objects use each PD and CQ, and the QPs attached to each SRQ.
+    fn users(&self) -> Users {
         let mut pd_users = vec![0u64; self.pdns.len()];
         let mut cq_users = vec![0u64; self.cqns.len()];
         let mut srq_qpns: Vec<Vec<u32>> = vec![Vec::new(); self.srqns.len()];
@@ -56,7 +59,23 @@ impl Footprint {
         for (i, _) in self.srqns.iter().enumerate() {
             bump(&mut pd_users, pick(i, self.pdns.len()));
         }
+        Users {
+            pds: pd_users,
+            cqs: cq_users,
+            srq_qpns,
+        }
+    }
 
+    /// The context, PDs, CQs, SRQs and the listening rdma_cm id: everything QPs and MRs hang on.
+    fn emit_parents(&self, who: &Attribution, users: Users, sink: &mut impl FnMut(Object)) {
+        let device = self.spec.device;
+        let user = self.spec.privilege == Privilege::User;
+        let main = who.reported(0);
+        let Users {
+            pds: pd_users,
+            cqs: cq_users,
+            mut srq_qpns,
+        } = users;
         if let Some(ctxn) = self.ctxn {
             sink(Object::Ctx(Ctx {
                 device,
@@ -130,6 +149,13 @@ impl Footprint {
                 owner: who.owner.clone(),
             }));
         }
+    }
+
+    /// Every QP, with the connected rdma_cm id of those that have one.
+    fn emit_qps(&self, who: &Attribution, sink: &mut impl FnMut(Object)) {
+        let device = self.spec.device;
+        let user = self.spec.privilege == Privilege::User;
+        let record = |creator: u32| (who.reported(creator), who.owner.clone());
         for qp in &self.qps {
             let qp_type = self
                 .spec
@@ -175,6 +201,12 @@ impl Footprint {
                 owner,
             }));
         }
+    }
+
+    fn emit_mrs(&self, who: &Attribution, sink: &mut impl FnMut(Object)) {
+        let device = self.spec.device;
+        let user = self.spec.privilege == Privilege::User;
+        let main = who.reported(0);
         for mr in &self.mrs {
             sink(Object::Mr(Mr {
                 device,
@@ -194,6 +226,13 @@ impl Footprint {
             }));
         }
     }
+}
+
+/// Users of each PD and CQ, and the QPs of each SRQ, by index.
+struct Users {
+    pds: Vec<u64>,
+    cqs: Vec<u64>,
+    srq_qpns: Vec<Vec<u32>>,
 }
 
 fn bump(counts: &mut [u64], index: u16) {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The trend scenario (tests/vm_leak.rs): on rxe0, a process that keeps creating
+# The trend scenario (tests/it/vm_leak.rs): on rxe0, a process that keeps creating
 # QPs and MRs, one that holds a steady pool with a small sawtooth, and one whose
 # QP goes to ERR a few seconds after restop starts; `restop --batch --json`
 # watches them for a little over a minute with the default trend settings.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The end-to-end scenario (tests/vm_e2e.rs), one boot, in phases:
+# The end-to-end scenario (tests/it/vm_e2e/), one boot, in phases:
 #
 # 1. snapshot: rxe0 and rxe1 with every workload holding its objects; `rdma`
 #    dumps and a thread->process map right before and right after

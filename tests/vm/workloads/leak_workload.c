@@ -1,6 +1,6 @@
 /*
  * leak_workload: RDMA objects that change over time, for the trend tests
- * (tests/vm_leak.rs, scenarios/leak.sh). Holds everything until SIGTERM.
+ * (tests/it/vm_leak.rs, scenarios/leak.sh). Holds everything until SIGTERM.
  *
  *   leak_workload -r READY [-d DEV] MODE [ARGS]
  *

@@ -1,0 +1,60 @@
+//! restop's integration tests, one binary (as ripgrep and bottom do): each file is a
+//! module named for what it tests; shared helpers live in `common` (a hand-built host),
+//! `tui_common` (an app fed with a small host), `support` (fake kernel and /proc) and
+//! `vm_support` (the real-kernel harness).
+
+// Tests and their helpers may unwrap, expect and panic: a failed assumption is the failure to
+// report (clippy.toml allows it inside test functions; this covers the shared helpers too). A
+// test that reads as one specification may be long.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::too_many_lines
+)]
+
+mod batch_cli;
+mod batch_loop;
+mod cli_binary;
+mod common;
+mod demo_source;
+mod deploy_manifests;
+mod export_assets;
+mod export_cli;
+mod export_exposition;
+mod export_http;
+mod export_prometheus;
+mod export_signals;
+mod export_textfile;
+mod kube_join;
+mod kube_owners;
+mod limits_live;
+mod limits_output;
+mod limits_tui;
+mod live_source;
+mod nldev_captures;
+mod nldev_proptest;
+mod nldev_synthetic;
+mod output_demo;
+mod output_docs;
+mod output_filters;
+mod output_json;
+mod output_once;
+mod procfs_reader;
+mod record_damage;
+mod record_disk_full;
+mod record_replay_keys;
+mod record_replay_terminal;
+mod record_roundtrip;
+mod support;
+mod trends_demo;
+mod trends_history;
+mod trends_json;
+mod trends_tui;
+mod tui_common;
+mod tui_render;
+mod tui_state;
+mod tui_terminal;
+mod vm_e2e;
+mod vm_leak;
+mod vm_support;

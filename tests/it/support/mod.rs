@@ -1,0 +1,4 @@
+//! Helpers shared by integration tests.
+
+pub mod fake_kernel;
+pub mod fake_proc;
