@@ -18,6 +18,7 @@ mod batch_loop;
 mod cli_binary;
 mod common;
 mod demo_source;
+mod deploy_artifacts;
 mod deploy_manifests;
 mod export_assets;
 mod export_cli;
