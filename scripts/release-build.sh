@@ -38,7 +38,7 @@ for arch in "${arches[@]}"; do
 	fi
 	say "$triple against glibc $glibc"
 	cargo zigbuild --release --locked --bin restop --target "$triple.$glibc" >&2
-	cp "target/$triple/release/restop" "$dist/restop-$arch"
+	cp "${CARGO_TARGET_DIR:-target}/$triple/release/restop" "$dist/restop-$arch"
 	highest=$(scripts/glibc-version.sh "$dist/restop-$arch")
 	say "$dist/restop-$arch: needs GLIBC_$highest at most"
 done

@@ -537,7 +537,7 @@ impl Cli {
 /// The natural direction of a sort key.
 pub fn default_direction(key: SortKey) -> SortDirection {
     match key {
-        SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container => {
+        SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pod => {
             SortDirection::Ascending
         }
         SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,

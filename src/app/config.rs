@@ -43,7 +43,7 @@ impl Default for AppConfig {
 /// Names read best A→Z; counts read best largest first.
 pub fn default_direction(key: SortKey) -> SortDirection {
     match key {
-        SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pid => {
+        SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pod | SortKey::Pid => {
             SortDirection::Ascending
         }
         SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
