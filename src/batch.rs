@@ -7,40 +7,14 @@
 
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig};
-use crate::model::{DetailScope, Snapshot, SourceKind, Thresholds};
+use crate::model::{Snapshot, SourceKind};
 use crate::output::batch::{json_line, text_tick};
 use crate::output::trends::trend_fields;
-use crate::output::{OnceOptions, unknown_device_warning};
-use crate::record::RecordWriter;
-use crate::source::{CollectError, CollectRequest, Source};
+use crate::output::unknown_device_warning;
+use crate::session::{Flow, Session, Tick, Waiter};
+use crate::settings::{Mode, Settings};
+use crate::source::CollectError;
 use std::io::{self, Write};
-use std::thread;
-use std::time::{Duration, Instant};
-
-/// How long a wait sleeps before it looks for a stop request again.
-const STOP_CHECK: Duration = Duration::from_millis(50);
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum BatchFormat {
-    Text(OnceOptions),
-    JsonLines,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct BatchOptions {
-    pub interval: Duration,
-    /// Stop after this many reports (`-n`); `None`: until stopped.
-    pub iterations: Option<u64>,
-    pub format: BatchFormat,
-    pub filter: Filter,
-    /// Where `limit` warnings start (the text format has its own copy).
-    pub thresholds: Thresholds,
-    /// Wait `interval` between ticks. A replay is not paced: it is printed
-    /// as fast as it can be read.
-    pub paced: bool,
-    /// `--retention`, `--trend-window`, `--err-linger`.
-    pub history: HistoryConfig,
-}
 
 /// Why the loop ended. Every one of these is a normal end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,99 +69,109 @@ impl Trends {
     }
 }
 
-/// Runs the batch loop: collect, record (when `recorder` is given), print,
-/// wait. `stop` is polled while waiting and between ticks; `notice` gets
-/// what the user must be told besides the reports (stderr in the binary).
+/// Runs the batch loop on `session`: collect (recorded when the session
+/// records), print, wait. `settings` says the format (`--json`), `-n`, the
+/// filters and the report options; `waiter` paces and stops the loop;
+/// `notice` gets what the user must be told besides the reports (stderr in
+/// the binary).
 pub fn run(
-    source: &mut dyn Source,
-    mut recorder: Option<&mut RecordWriter>,
-    options: &BatchOptions,
+    session: &mut Session,
+    settings: &Settings,
     out: &mut dyn Write,
-    stop: &dyn Fn() -> bool,
+    waiter: &mut dyn Waiter,
     notice: &mut dyn FnMut(&str),
 ) -> Result<Ended, BatchError> {
-    let mut trends = Trends::new(&options.history);
-    let mut device_missing = false;
-    let mut tick: u64 = 0;
-    loop {
-        if options.iterations.is_some_and(|n| tick >= n) {
-            return Ok(Ended::Done);
-        }
-        if stop() {
-            return Ok(Ended::Stopped);
-        }
-        let started = Instant::now();
-        let request = CollectRequest {
-            details: DetailScope::ErrorsOnly,
-            // The first report has every count; later ones follow the
-            // source's own cadence for object dumps.
-            force_objects: tick == 0,
-        };
-        let mut snapshot = match source.collect(&request) {
-            Ok(snapshot) => snapshot,
-            Err(CollectError::Exhausted) => return Ok(Ended::Exhausted),
-            Err(e) if tick == 0 => return Err(BatchError::FirstCollection(e)),
-            Err(e) => {
-                notice(&format!("collection failed: {e}"));
-                if !wait_for_next(started, options, stop) {
-                    return Ok(Ended::Stopped);
-                }
-                continue;
-            }
-        };
-        if tick == 0 && snapshot.devices.is_empty() && snapshot.meta.source == SourceKind::Live {
-            return Err(BatchError::NoDevices);
-        }
-        tick += 1;
-        if let Some(writer) = recorder.as_deref_mut()
-            && let Some(failure) = writer.record_into(&mut snapshot, &request.details)
-        {
-            notice(&failure);
-        }
-        match unknown_device_warning(&snapshot, &options.filter) {
-            Some(warning) if !device_missing => {
-                notice(&warning.message);
-                device_missing = true;
-            }
-            Some(_) => {}
-            None => device_missing = false,
-        }
-        trends.observe(&snapshot);
-        let text = match &options.format {
-            BatchFormat::Text(once) => text_tick(tick, &snapshot, &options.filter, once),
-            BatchFormat::JsonLines => json_line(
-                &snapshot,
-                &options.filter,
-                &options.thresholds,
-                Some(&trends.fields(&snapshot, &options.filter)),
-            )?,
-        };
-        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(Ended::ReaderGone),
-            Err(e) => return Err(BatchError::Write(e)),
-        }
-        let last = options.iterations.is_some_and(|n| tick >= n);
-        if !last && !wait_for_next(started, options, stop) {
-            return Ok(Ended::Stopped);
-        }
+    if settings.iterations == Some(0) {
+        return Ok(Ended::Done);
     }
+    let mut printer = Printer {
+        settings,
+        trends: Trends::new(&settings.history),
+        device_missing: false,
+        printed: 0,
+        out,
+        notice,
+        ended: Ok(Ended::Stopped),
+    };
+    // The first report has every count; later ones follow the source's own
+    // cadence for object dumps.
+    session.force_objects();
+    session.run(waiter, &mut |tick| printer.tick(tick));
+    printer.ended
 }
 
-/// Waits until the next tick is due; false when asked to stop meanwhile.
-fn wait_for_next(started: Instant, options: &BatchOptions, stop: &dyn Fn() -> bool) -> bool {
-    if !options.paced {
-        return !stop();
+/// The loop's state between ticks.
+struct Printer<'a> {
+    settings: &'a Settings,
+    trends: Trends,
+    /// The unknown `--dev` warning was told and still holds.
+    device_missing: bool,
+    printed: u64,
+    out: &'a mut dyn Write,
+    notice: &'a mut dyn FnMut(&str),
+    /// How the loop ended, once it has.
+    ended: Result<Ended, BatchError>,
+}
+
+impl Printer<'_> {
+    fn tick(&mut self, tick: Tick) -> Flow {
+        let snapshot = match tick.result {
+            Ok(snapshot) => snapshot,
+            Err(CollectError::Exhausted) => return self.end(Ok(Ended::Exhausted)),
+            Err(e) if tick.number == 1 => return self.end(Err(BatchError::FirstCollection(e))),
+            Err(e) => {
+                (self.notice)(&format!("collection failed: {e}"));
+                return Flow::Continue;
+            }
+        };
+        if tick.number == 1
+            && snapshot.devices.is_empty()
+            && snapshot.meta.source == SourceKind::Live
+        {
+            return self.end(Err(BatchError::NoDevices));
+        }
+        self.printed += 1;
+        let filter = &self.settings.filter;
+        match unknown_device_warning(&snapshot, filter) {
+            Some(warning) if !self.device_missing => {
+                (self.notice)(&warning.message);
+                self.device_missing = true;
+            }
+            Some(_) => {}
+            None => self.device_missing = false,
+        }
+        self.trends.observe(&snapshot);
+        let text = match self.settings.mode {
+            Mode::BatchJson => match json_line(
+                &snapshot,
+                filter,
+                &self.settings.report.thresholds,
+                Some(&self.trends.fields(&snapshot, filter)),
+            ) {
+                Ok(line) => line,
+                Err(e) => return self.end(Err(e.into())),
+            },
+            _ => text_tick(self.printed, &snapshot, filter, &self.settings.report),
+        };
+        match self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+        {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                return self.end(Ok(Ended::ReaderGone));
+            }
+            Err(e) => return self.end(Err(BatchError::Write(e))),
+        }
+        if self.settings.iterations.is_some_and(|n| self.printed >= n) {
+            return self.end(Ok(Ended::Done));
+        }
+        Flow::Continue
     }
-    let due = started + options.interval;
-    loop {
-        if stop() {
-            return false;
-        }
-        let now = Instant::now();
-        if now >= due {
-            return true;
-        }
-        thread::sleep((due - now).min(STOP_CHECK));
+
+    fn end(&mut self, ended: Result<Ended, BatchError>) -> Flow {
+        self.ended = ended;
+        Flow::Stop
     }
 }

@@ -40,14 +40,9 @@ impl Default for AppConfig {
     }
 }
 
-/// Names read best A→Z; counts read best largest first.
+/// The direction a sort column starts in (`SortKey::natural_direction`).
 pub fn default_direction(key: SortKey) -> SortDirection {
-    match key {
-        SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pod | SortKey::Pid => {
-            SortDirection::Ascending
-        }
-        SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
-    }
+    key.natural_direction()
 }
 
 /// The intervals `+` and `-` step through.

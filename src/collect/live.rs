@@ -20,7 +20,7 @@ use crate::nldev::{DeviceInfo, NlError, NldevClient, SocketTransport, Transport}
 use crate::source::{CollectError, CollectRequest, Source};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// Diagnostics kept for `take_notes`.
 const MAX_NOTES: usize = 64;
@@ -131,7 +131,7 @@ impl<T: Transport> LiveSource<T> {
     #[allow(clippy::too_many_lines)] // being split into the phases of docs/architecture.md
     fn collect_inner(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
         let started = Instant::now();
-        let collected_at_ms = unix_ms(SystemTime::now());
+        let collected_at_ms = crate::model::time::now().as_u64();
         let mut warnings = Vec::new();
 
         // The summary is the one request that must work: without it there is
@@ -286,7 +286,7 @@ impl<T: Transport> LiveSource<T> {
 
     /// One round of object dumps over every device, parents first.
     fn dump_objects(&mut self, devices: &[Device], scope: DetailScope) -> ObjectView {
-        let collected_at_ms = unix_ms(SystemTime::now());
+        let collected_at_ms = crate::model::time::now().as_u64();
         let mut acc = ObjectAccumulator::new(scope.clone());
         let mut attribution = Attribution::default();
         let mut view = ObjectView {
@@ -500,12 +500,6 @@ fn vanished(name: &str) -> Warning {
         WarningKind::DeviceVanished,
         format!("device {name} disappeared during collection"),
     )
-}
-
-fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 fn uname() -> (String, String) {

@@ -1,8 +1,11 @@
-//! `restop export`'s own options. The source options (`--demo`, `--seed`,
-//! `-d`, `--timeout`, `--objects-every`) are restop's global ones.
+//! `restop export`'s own options (the export group). The source and trend
+//! options (`--demo`, `--seed`, `-d`, `--timeout`, `--objects-every`,
+//! `--retention`, ...) are restop's global ones; the rest is refused next to
+//! `export` (see `cli::export_refusal`).
 
 use super::listen::{DEFAULT_LISTEN, parse_listen};
 use super::top_owners::{OwnerGroup, OwnerOptions};
+use crate::settings::parse_duration;
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -24,9 +27,29 @@ Examples:
 Collection runs on its own every -d (default 15s here); a scrape returns the
 last collection and never starts one. Metrics: docs/exporter.md.";
 
-#[derive(Clone, Debug, Args)]
+#[derive(Clone, Debug, PartialEq, Eq, Args)]
 #[command(after_long_help = EXPORT_EXAMPLES)]
 pub struct ExportArgs {
+    /// Time between collections (500ms, 15s, 1m30s) [default: 15s].
+    ///
+    /// restop's global `-d`, shown here with the exporter's own default; the
+    /// value, given before or after `export`, is read through the source group.
+    #[arg(
+        short = 'd',
+        long = "delay",
+        id = "delay",
+        value_name = "DURATION",
+        value_parser = parse_duration,
+        allow_hyphen_values = true,
+        long_help = "Time between collections of the exporter; a scrape returns the last \
+                     collection and never starts one. Same format as restop's -d: a number \
+                     with a unit (ms, s, m, h, d) or several, largest first (1m30s); a bare \
+                     number is seconds. [default: 15s, Prometheus' usual scrape interval; \
+                     or `interval` in the config file's [export] section]\n\n\
+                     Example: restop export -d 30s"
+    )]
+    pub delay: Option<Duration>,
+
     /// Serve /metrics on this address [default: 127.0.0.1:9879].
     #[arg(
         long,

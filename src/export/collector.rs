@@ -10,9 +10,10 @@ use crate::model::consumers::consumers;
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig};
 use crate::model::{DetailScope, Snapshot};
+use crate::session::{Flow, Pacer};
 use crate::source::{CollectRequest, Source};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// One collection's output, in both formats, ready to be sent as is.
 #[derive(Debug)]
@@ -155,6 +156,13 @@ impl Collector {
         self
     }
 
+    /// Judges ERROR-QP ages and leak suspects with this history
+    /// (`--retention`, `--trend-window`, `--err-linger`).
+    pub fn with_history(mut self, config: HistoryConfig) -> Collector {
+        self.history = History::new(config);
+        self
+    }
+
     pub fn health(&self) -> &Health {
         &self.health
     }
@@ -171,7 +179,8 @@ impl Collector {
         let took = started.elapsed();
         let snapshot: Option<Snapshot> = match outcome {
             Ok(snapshot) => {
-                self.health.record_success(&snapshot, took, unix_ms_now());
+                self.health
+                    .record_success(&snapshot, took, crate::model::time::now());
                 self.history.push(&snapshot);
                 Some(snapshot)
             }
@@ -203,7 +212,8 @@ impl Collector {
 
     /// Collects at `first`, then every `interval` (measured from the start of
     /// each collection; one that overruns is followed by the next at once)
-    /// until `stop`, handing each exposition to `sink`.
+    /// until `stop`, handing each exposition to `sink`. The session driver's
+    /// pacing, with the exporter's stop as the waiter.
     pub fn run(
         &mut self,
         first: Instant,
@@ -211,27 +221,13 @@ impl Collector {
         stop: &Stop,
         mut sink: impl FnMut(Exposition, &Health),
     ) {
-        let mut next = first;
-        loop {
-            if stop.wait_until(next) {
-                return;
-            }
-            let started = Instant::now();
+        let mut pacer = Pacer::every(interval).first_at(first);
+        pacer.run(&mut &*stop, &mut |_| {
             let exposition = self.collect();
             sink(exposition, &self.health);
-            next = started + interval;
-            if next < Instant::now() {
-                next = Instant::now();
-            }
-        }
+            Flow::Continue
+        });
     }
-}
-
-fn unix_ms_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The exporter's own health: what it tells Prometheus about its collections
 //! (up, duration, errors by kind, last success), kept across collections.
 
-use crate::model::{Snapshot, SourceKind, WarningKind};
+use crate::model::{Snapshot, SourceKind, UnixMs, WarningKind};
 use crate::source::CollectError;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -67,7 +67,7 @@ pub struct Health {
     pub errors: BTreeMap<&'static str, u64>,
     pub last_duration: Duration,
     /// Unix milliseconds at which the last successful collection ended.
-    pub last_success_unix_ms: Option<u64>,
+    pub last_success: Option<UnixMs>,
     /// The last collection's error, for stderr (not exported: free text).
     pub last_error: Option<String>,
 }
@@ -80,18 +80,18 @@ impl Health {
             collections: 0,
             errors: ERROR_KINDS.iter().map(|k| (*k, 0)).collect(),
             last_duration: Duration::ZERO,
-            last_success_unix_ms: None,
+            last_success: None,
             last_error: None,
         }
     }
 
     /// A collection returned a snapshot; partial failures inside it are
     /// counted by kind.
-    pub fn record_success(&mut self, snapshot: &Snapshot, took: Duration, now_unix_ms: u64) {
+    pub fn record_success(&mut self, snapshot: &Snapshot, took: Duration, now: UnixMs) {
         self.collections += 1;
         self.up = true;
         self.last_duration = took;
-        self.last_success_unix_ms = Some(now_unix_ms);
+        self.last_success = Some(now);
         self.last_error = None;
         for warning in &snapshot.meta.warnings {
             match warning.kind {
@@ -119,25 +119,12 @@ impl Health {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Meta, Warning};
+    use crate::model::Warning;
 
     fn snapshot_with(warnings: Vec<Warning>) -> Snapshot {
-        Snapshot {
-            meta: Meta {
-                source: SourceKind::Live,
-                host: "h".into(),
-                kernel: "k".into(),
-                collected_at_ms: 0,
-                collect_us: 0,
-                netns_mode: None,
-                hidden_fields: Vec::new(),
-                warnings,
-            },
-            devices: Vec::new(),
-            processes: Vec::new(),
-            tallies: Vec::new(),
-            objects: Vec::new(),
-        }
+        let mut snapshot = Snapshot::empty(SourceKind::Live, 0);
+        snapshot.meta.warnings = warnings;
+        snapshot
     }
 
     #[test]
@@ -151,7 +138,11 @@ mod tests {
     #[test]
     fn failures_count_by_kind_and_clear_up() {
         let mut h = Health::new(SourceKind::Live);
-        h.record_success(&snapshot_with(Vec::new()), Duration::from_millis(3), 1_000);
+        h.record_success(
+            &snapshot_with(Vec::new()),
+            Duration::from_millis(3),
+            UnixMs(1_000),
+        );
         assert!(h.up);
         h.record_failure(
             &CollectError::NoRdmaSupport("EPROTONOSUPPORT".into()),
@@ -160,7 +151,7 @@ mod tests {
         assert!(!h.up);
         assert_eq!(h.collections, 2);
         assert_eq!(h.errors["no_rdma"], 1);
-        assert_eq!(h.last_success_unix_ms, Some(1_000));
+        assert_eq!(h.last_success, Some(UnixMs(1_000)));
         assert!(h.last_error.as_deref().unwrap_or("").contains("no RDMA"));
     }
 
@@ -171,7 +162,7 @@ mod tests {
             Warning::new(WarningKind::DeviceVanished, "mlx5_1 disappeared"),
             Warning::new(WarningKind::Unattributed, "3 objects"),
         ]);
-        h.record_success(&snap, Duration::from_millis(3), 1_000);
+        h.record_success(&snap, Duration::from_millis(3), UnixMs(1_000));
         assert!(h.up);
         assert_eq!(h.errors["device_vanished"], 1);
         assert_eq!(h.errors["dump_failed"], 0);

@@ -91,8 +91,8 @@ fn write_health(w: &mut Writer, h: &Health) {
         &[],
         h.last_duration.as_secs_f64(),
     );
-    if let Some(ms) = h.last_success_unix_ms {
-        w.sample(&catalog::LAST_SUCCESS, &[], ms as f64 / 1000.0);
+    if let Some(at) = h.last_success {
+        w.sample(&catalog::LAST_SUCCESS, &[], at.as_u64() as f64 / 1000.0);
     }
 }
 

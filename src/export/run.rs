@@ -8,6 +8,7 @@ use super::health::Health;
 use super::http::{Limits, Server};
 use super::listen::is_loopback;
 use super::textfile::write_atomically;
+use crate::settings::Settings;
 use crate::source::Source;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -15,17 +16,25 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Runs the exporter until killed (or once, with `--textfile --once`).
-/// Returns the exit status: 0, or 1 when a `--once` collection failed.
-pub fn run(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Result<u8> {
+/// Runs the exporter until killed (or once, with `--textfile --once`) on
+/// the source the session opened. Returns the exit status: 0, or 1 when a
+/// `--once` collection failed.
+pub fn run(settings: &Settings, source: Box<dyn Source>) -> Result<u8> {
+    let Some(args) = &settings.export else {
+        anyhow::bail!("the exporter runs only as `restop export`");
+    };
+    let interval = settings.source.interval;
+    let collector = Collector::new(source, args.top.into())
+        .with_history(settings.history.clone())
+        .with_owners(args.owner_options());
     match &args.textfile {
-        Some(path) if args.once => textfile_once(path, collector(args, source)),
-        Some(path) => textfile_loop(path, collector(args, source), interval),
-        None => serve(args, source, interval),
+        Some(path) if args.once => textfile_once(path, collector),
+        Some(path) => textfile_loop(path, collector, interval),
+        None => serve(args, collector, interval),
     }
 }
 
-fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Result<u8> {
+fn serve(args: &ExportArgs, mut collector: Collector, interval: Duration) -> Result<u8> {
     // Bind before collecting: a taken port is reported at once.
     let server = Server::bind(args.listen_addr(), Limits::default())?;
     let addr = server.local_addr();
@@ -35,7 +44,6 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
              containers); restrict access with a firewall"
         ));
     }
-    let mut collector = collector(args, source);
     let mut status = StatusReport::default();
     // The first scrape already finds a collection.
     let first = collector.collect();
@@ -75,13 +83,13 @@ fn serve(args: &ExportArgs, source: Box<dyn Source>, interval: Duration) -> Resu
 fn stop_on_termination(
     stop: Arc<Stop>,
     wake: Option<std::net::SocketAddr>,
-) -> Result<crate::tui::signals::SignalGuard> {
-    let guard = crate::tui::signals::install()?;
+) -> Result<crate::signals::SignalGuard> {
+    let guard = crate::signals::install()?;
     std::thread::Builder::new()
         .name("restop-signals".into())
         .spawn(move || {
             while !stop.is_stopped() {
-                if crate::tui::signals::termination_requested() {
+                if crate::signals::stop_requested() {
                     stop.stop();
                     if let Some(addr) = wake {
                         super::http::server::wake(addr);
@@ -93,10 +101,6 @@ fn stop_on_termination(
         })
         .context("starting the signal thread")?;
     Ok(guard)
-}
-
-fn collector(args: &ExportArgs, source: Box<dyn Source>) -> Collector {
-    Collector::new(source, args.top.into()).with_owners(args.owner_options())
 }
 
 fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {

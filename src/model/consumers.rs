@@ -194,6 +194,17 @@ impl SortKey {
             other => ResourceType::from_name(other).map(SortKey::Count),
         }
     }
+
+    /// The direction a column reads best in: names and identities A→Z,
+    /// counts largest first.
+    pub fn natural_direction(self) -> SortDirection {
+        match self {
+            SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pod => {
+                SortDirection::Ascending
+            }
+            SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

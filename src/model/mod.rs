@@ -13,6 +13,7 @@ pub mod owner;
 pub mod resource;
 pub mod snapshot;
 pub mod tally;
+pub mod time;
 
 pub use device::{Device, DumpStatus, LimitSource, Port, Usage, UsageEntry};
 pub use enums::{
@@ -24,3 +25,4 @@ pub use owner::{Container, KubeNames, OwnerKey, ProcessInfo, ProcessKey, Reporte
 pub use resource::{ResourceType, TypeCounts};
 pub use snapshot::{Meta, NetnsMode, Snapshot, SourceKind, Tally, Warning, WarningKind};
 pub use tally::{DetailScope, ObjectAccumulator};
+pub use time::{Millis, UnixMs};

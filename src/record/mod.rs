@@ -6,19 +6,18 @@
 //! - `scan`: finding the intact frames of a file; damage ends the scan with a note.
 //! - `payload`: a snapshot frame's deflated JSON, leaving out what did not change.
 //! - `writer`: appending frames, surviving failed writes.
-//! - `recording_source`: a `Source` wrapper that records what it collects.
 //! - `replay`: `ReplaySource`, a recording as a `Source` with random access.
+//!
+//! Recording while a session runs is `session::RecordingSource`.
 
 pub mod error;
 pub mod format;
 pub mod payload;
-pub mod recording_source;
 pub mod replay;
 pub mod scan;
 pub mod writer;
 
 pub use error::RecordError;
-pub use recording_source::RecordingSource;
 pub use replay::{Recorded, ReplaySource};
 pub use scan::SessionInfo;
 pub use writer::{Opening, RecordWriter};

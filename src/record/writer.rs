@@ -20,7 +20,7 @@ use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// What opening the file found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,10 +143,7 @@ impl RecordWriter {
     }
 
     fn write_session(&mut self, source: SourceKind, interval: Duration) -> Result<(), RecordError> {
-        let now_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
+        let now_ms = crate::model::time::now().as_u64();
         let info = SessionInfo {
             restop_version: env!("CARGO_PKG_VERSION").to_string(),
             source,

@@ -1,9 +1,11 @@
-//! The collector thread: collects at the interval and sends each snapshot as
-//! an `Event`, so a slow kernel or procfs never holds up the keyboard.
+//! The collector thread: a session that collects at the interval and sends
+//! each snapshot as an `Event`, so a slow kernel or procfs never holds up the
+//! keyboard. The event loop steers it through `Control` messages.
 
 use crate::app::Event;
 use crate::model::DetailScope;
-use crate::source::{CollectError, CollectRequest, Source};
+use crate::session::{Flow, Pacer, Session, Waiter, Wake};
+use crate::source::{CollectError, Source};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -20,59 +22,50 @@ pub enum Control {
 }
 
 pub fn spawn(
-    mut source: Box<dyn Source>,
+    source: Box<dyn Source>,
     interval: Duration,
     events: Sender<Event>,
     control: Receiver<Control>,
 ) -> std::io::Result<JoinHandle<()>> {
     thread::Builder::new()
         .name("restop-collector".into())
-        .spawn(move || run(source.as_mut(), interval, &events, &control))
+        .spawn(move || {
+            let mut session = Session::new(source, Pacer::every(interval));
+            session.run(&mut ControlWaiter(control), &mut |tick| {
+                let finished = matches!(tick.result, Err(CollectError::Exhausted));
+                let event = Event::Snapshot {
+                    result: tick.result.map(Box::new),
+                    details: tick.details,
+                };
+                match (events.send(event), finished) {
+                    // The event loop is gone: nobody to collect for.
+                    (Err(_), _) => Flow::Stop,
+                    // A replay that has ended: nothing to collect, only wait to be told.
+                    (Ok(()), true) => Flow::Idle,
+                    (Ok(()), false) => Flow::Continue,
+                }
+            });
+        })
 }
 
-fn run(
-    source: &mut dyn Source,
-    mut interval: Duration,
-    events: &Sender<Event>,
-    control: &Receiver<Control>,
-) {
-    let mut details = DetailScope::ErrorsOnly;
-    let mut force_objects = false;
-    loop {
-        let started = Instant::now();
-        let request = CollectRequest {
-            details: details.clone(),
-            force_objects,
-        };
-        force_objects = false;
-        let result = source.collect(&request).map(Box::new);
-        let finished = matches!(result, Err(CollectError::Exhausted));
-        let event = Event::Snapshot {
-            result,
-            details: details.clone(),
-        };
-        if events.send(event).is_err() {
-            return;
-        }
-        // Wait for the next collection, reacting to control messages meanwhile.
+/// Waits on the event loop's control messages.
+struct ControlWaiter(Receiver<Control>);
+
+impl Waiter for ControlWaiter {
+    fn wait(&mut self, deadline: Option<Instant>) -> Wake {
         loop {
-            let message = if finished {
-                // A replay that has ended: nothing to collect, only wait to be told.
-                control.recv().map_err(|_| RecvTimeoutError::Disconnected)
-            } else {
-                let due = started + interval;
-                control.recv_timeout(due.saturating_duration_since(Instant::now()))
+            let message = match deadline {
+                Some(due) => self
+                    .0
+                    .recv_timeout(due.saturating_duration_since(Instant::now())),
+                None => self.0.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             match message {
-                Ok(Control::SetInterval(d)) => interval = d,
-                Ok(Control::SetDetails(scope)) => {
-                    details = scope;
-                    force_objects = true;
-                    break;
-                }
+                Ok(Control::SetInterval(d)) => return Wake::SetInterval(d),
+                Ok(Control::SetDetails(scope)) => return Wake::Collect(scope),
                 Ok(Control::Show(_)) => {}
-                Ok(Control::Stop) | Err(RecvTimeoutError::Disconnected) => return,
-                Err(RecvTimeoutError::Timeout) => break,
+                Ok(Control::Stop) | Err(RecvTimeoutError::Disconnected) => return Wake::Stop,
+                Err(RecvTimeoutError::Timeout) => return Wake::Due,
             }
         }
     }
@@ -82,6 +75,7 @@ fn run(
 mod tests {
     use super::*;
     use crate::model::{Meta, Snapshot, SourceKind};
+    use crate::source::CollectRequest;
     use std::sync::mpsc;
 
     /// Records the requests it gets; ends after `limit` collections.

@@ -8,12 +8,8 @@ pub mod replayer;
 pub mod signals;
 pub mod terminal;
 
-use crate::app::config::default_direction;
-use crate::app::{App, AppConfig, Command, Event, Thresholds};
+use crate::app::{App, AppConfig, Command, Event};
 use crate::model::SourceKind;
-use crate::model::consumers::{SortDirection, SortKey};
-use crate::model::filter::Filter;
-use crate::model::history::HistoryConfig;
 use crate::record::ReplaySource;
 use crate::source::Source;
 use crate::ui;
@@ -21,69 +17,11 @@ use collector::Control;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use terminal::{TerminalGuard, Tty};
 
 /// How often the clock ticks (header ages, signal checks) when nothing else happens.
 const TICK: Duration = Duration::from_millis(250);
-
-/// What the command line chose for the TUI.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TuiOptions {
-    /// Collection interval (`-d/--delay`).
-    pub interval: Duration,
-    /// `--dev`, `--pid`, `--type`, `--state`.
-    pub filter: Filter,
-    pub sort: SortKey,
-    /// `None`: the natural direction for the sort column.
-    pub direction: Option<SortDirection>,
-    /// Capture the mouse (`--no-mouse` turns it off).
-    pub mouse: bool,
-    /// Use colours (`--no-color` turns them off; so does a non-empty `NO_COLOR`).
-    pub color: bool,
-    pub thresholds: Thresholds,
-    /// `--retention`, `--trend-window`, `--err-linger`.
-    pub history: HistoryConfig,
-}
-
-impl Default for TuiOptions {
-    fn default() -> Self {
-        TuiOptions {
-            interval: Duration::from_secs(2),
-            filter: Filter::default(),
-            sort: SortKey::default(),
-            direction: None,
-            mouse: true,
-            color: true,
-            thresholds: Thresholds::default(),
-            history: HistoryConfig::default(),
-        }
-    }
-}
-
-/// True when the environment asks for no colour (<https://no-color.org>).
-pub fn no_color_env() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-}
-
-impl TuiOptions {
-    /// The application configuration these options stand for, with `NO_COLOR` applied.
-    pub fn app_config(&self) -> AppConfig {
-        let direction = self
-            .direction
-            .unwrap_or_else(|| default_direction(self.sort));
-        AppConfig {
-            interval: self.interval,
-            filter: self.filter.clone(),
-            sort: self.sort,
-            direction,
-            thresholds: self.thresholds,
-            color: self.color && !no_color_env(),
-            mouse: self.mouse,
-            history: self.history.clone(),
-        }
-    }
-}
 
 /// True when stdin and stdout are a terminal, which the interactive view needs.
 pub fn has_terminal() -> bool {
@@ -92,18 +30,15 @@ pub fn has_terminal() -> bool {
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+    crate::model::time::now().as_u64()
 }
 
 /// Runs the interactive UI on the controlling terminal until the user quits
 /// or a termination signal arrives. The terminal is restored on every path.
-pub fn run(source: Box<dyn Source>, options: TuiOptions) -> anyhow::Result<()> {
-    let app = App::new(options.app_config(), source.kind());
-    let interval = options.interval;
-    run_app(app, &options, move |events, control| {
+pub fn run(source: Box<dyn Source>, config: AppConfig) -> anyhow::Result<()> {
+    let interval = config.interval;
+    let app = App::new(config, source.kind());
+    run_app(app, move |events, control| {
         // Never joined: a dump in progress must not delay quitting.
         collector::spawn(source, interval, events, control).map(drop)
     })
@@ -111,10 +46,10 @@ pub fn run(source: Box<dyn Source>, options: TuiOptions) -> anyhow::Result<()> {
 
 /// Runs the interactive UI on a recording: the application paces it and
 /// asks the replayer thread for each snapshot.
-pub fn run_replay(replay: ReplaySource, options: TuiOptions) -> anyhow::Result<()> {
-    let mut app = App::new(options.app_config(), SourceKind::Replay);
+pub fn run_replay(replay: ReplaySource, config: AppConfig) -> anyhow::Result<()> {
+    let mut app = App::new(config, SourceKind::Replay);
     app.start_replay(replay.timeline());
-    run_app(app, &options, move |events, control| {
+    run_app(app, move |events, control| {
         replayer::spawn(replay, events, control).map(drop)
     })
 }
@@ -123,11 +58,10 @@ pub fn run_replay(replay: ReplaySource, options: TuiOptions) -> anyhow::Result<(
 /// that sends it snapshots.
 fn run_app(
     mut app: App,
-    options: &TuiOptions,
     feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     let _signals = signals::install()?;
-    let mut guard = TerminalGuard::enter(options.mouse)?;
+    let mut guard = TerminalGuard::enter(app.config.mouse)?;
 
     let (events_tx, events_rx) = mpsc::channel();
     let (control_tx, control_rx) = mpsc::channel();

@@ -1,54 +1,6 @@
-//! SIGTERM, SIGHUP, SIGINT and SIGQUIT end the TUI cleanly: the handler only
-//! sets a flag (all a signal handler may safely do); the event loop polls it
-//! and quits through the normal path, which restores the terminal.
+//! The interactive view ends cleanly on SIGTERM, SIGHUP, SIGINT and SIGQUIT
+//! through restop's one signal handling (`crate::signals`): the event loop
+//! polls the request and quits through the normal path, which restores the
+//! terminal.
 
-use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
-use std::sync::atomic::{AtomicBool, Ordering};
-
-static REQUESTED: AtomicBool = AtomicBool::new(false);
-
-const SIGNALS: [Signal; 4] = [
-    Signal::SIGTERM,
-    Signal::SIGHUP,
-    Signal::SIGINT,
-    Signal::SIGQUIT,
-];
-
-extern "C" fn on_signal(_: nix::libc::c_int) {
-    REQUESTED.store(true, Ordering::SeqCst);
-}
-
-/// The handlers that were in place before; put back by `Drop`.
-pub struct SignalGuard {
-    previous: Vec<(Signal, SigAction)>,
-}
-
-pub fn install() -> anyhow::Result<SignalGuard> {
-    REQUESTED.store(false, Ordering::SeqCst);
-    let action = SigAction::new(
-        SigHandler::Handler(on_signal),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    let mut previous = Vec::new();
-    for signal in SIGNALS {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        let old = unsafe { sigaction(signal, &action) }?;
-        previous.push((signal, old));
-    }
-    Ok(SignalGuard { previous })
-}
-
-/// A termination signal arrived since `install`.
-pub fn termination_requested() -> bool {
-    REQUESTED.load(Ordering::SeqCst)
-}
-
-impl Drop for SignalGuard {
-    fn drop(&mut self) {
-        for (signal, old) in self.previous.drain(..) {
-            // SAFETY: restoring the handler that was installed before ours.
-            let _ = unsafe { sigaction(signal, &old) };
-        }
-    }
-}
+pub use crate::signals::{SignalGuard, install, stop_requested as termination_requested};

@@ -1,28 +1,42 @@
 //! The batch loop (`--batch`) driven in process: JSON Lines that follow the
 //! `--json` schema, text reports under tick lines, and every way it ends.
 
-use restop::batch::{self, BatchError, BatchFormat, BatchOptions, Ended};
+use restop::batch::{self, BatchError, Ended};
 use restop::demo::DemoSource;
-use restop::model::filter::Filter;
-use restop::model::history::HistoryConfig;
 use restop::model::{DetailScope, Snapshot, SourceKind};
-use restop::output::OnceOptions;
 use restop::record::{RecordWriter, ReplaySource};
+use restop::session::{Pacer, PollStop, RecordingSource, Session};
+use restop::settings::{Mode, Settings};
 use restop::source::{CollectError, CollectRequest, Source};
 use serde_json::Value;
 use std::cell::Cell;
 use std::io::{self, Write};
 use std::time::Duration;
 
-fn options(format: BatchFormat, iterations: Option<u64>) -> BatchOptions {
-    BatchOptions {
-        interval: Duration::from_millis(1),
-        iterations,
-        format,
-        filter: Filter::default(),
-        thresholds: Default::default(),
-        paced: true,
-        history: HistoryConfig::default(),
+#[derive(Clone, Copy)]
+enum BatchFormat {
+    Text,
+    JsonLines,
+}
+
+/// The settings of the run and the pace of its session.
+struct Options {
+    settings: Settings,
+    pacer: Pacer,
+}
+
+fn options(format: BatchFormat, iterations: Option<u64>) -> Options {
+    let mode = match format {
+        BatchFormat::Text => Mode::Batch,
+        BatchFormat::JsonLines => Mode::BatchJson,
+    };
+    Options {
+        settings: Settings {
+            mode,
+            iterations,
+            ..Settings::default()
+        },
+        pacer: Pacer::every(Duration::from_millis(1)),
     }
 }
 
@@ -32,16 +46,31 @@ fn demo() -> DemoSource {
 
 /// Runs the loop; returns how it ended, stdout and the notices.
 fn run(
-    source: &mut dyn Source,
-    options: &BatchOptions,
+    source: impl Source + 'static,
+    options: &Options,
     stop: &dyn Fn() -> bool,
 ) -> (Result<Ended, BatchError>, String, Vec<String>) {
     let mut out = Vec::new();
-    let mut notices = Vec::new();
-    let ended = batch::run(source, None, options, &mut out, stop, &mut |m: &str| {
-        notices.push(m.to_string())
-    });
+    let (ended, notices) = run_into(Box::new(source), options, &mut out, stop);
     (ended, String::from_utf8(out).unwrap(), notices)
+}
+
+fn run_into(
+    source: Box<dyn Source>,
+    options: &Options,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> (Result<Ended, BatchError>, Vec<String>) {
+    let mut notices = Vec::new();
+    let mut session = Session::new(source, options.pacer.clone());
+    let ended = batch::run(
+        &mut session,
+        &options.settings,
+        out,
+        &mut PollStop::new(stop),
+        &mut |m: &str| notices.push(m.to_string()),
+    );
+    (ended, notices)
 }
 
 fn never() -> bool {
@@ -73,11 +102,7 @@ const META_KEYS: [&str; 10] = [
 
 #[test]
 fn json_lines_one_document_per_tick_in_the_json_schema() {
-    let (ended, out, notices) = run(
-        &mut demo(),
-        &options(BatchFormat::JsonLines, Some(3)),
-        &never,
-    );
+    let (ended, out, notices) = run(demo(), &options(BatchFormat::JsonLines, Some(3)), &never);
     assert_eq!(ended.unwrap(), Ended::Done);
     assert!(notices.is_empty(), "{notices:?}");
     assert!(out.ends_with('\n'));
@@ -105,8 +130,8 @@ fn json_lines_one_document_per_tick_in_the_json_schema() {
 
 #[test]
 fn text_reports_each_open_with_a_tick_line() {
-    let format = BatchFormat::Text(OnceOptions::default());
-    let (ended, out, _) = run(&mut demo(), &options(format, Some(2)), &never);
+    let format = BatchFormat::Text;
+    let (ended, out, _) = run(demo(), &options(format, Some(2)), &never);
     assert_eq!(ended.unwrap(), Ended::Done);
     let ticks: Vec<&str> = out.lines().filter(|l| l.starts_with("=== ")).collect();
     assert_eq!(
@@ -131,7 +156,7 @@ fn a_stop_request_ends_the_loop_between_ticks() {
         ticks.set(ticks.get() + 1);
         ticks.get() > 2
     };
-    let (ended, out, _) = run(&mut demo(), &options(BatchFormat::JsonLines, None), &stop);
+    let (ended, out, _) = run(demo(), &options(BatchFormat::JsonLines, None), &stop);
     assert_eq!(ended.unwrap(), Ended::Stopped);
     assert!(!out.is_empty());
     assert!(out.ends_with('\n'), "only whole lines");
@@ -166,13 +191,11 @@ fn a_closed_pipe_is_a_normal_end() {
         left: 2,
         taken: Vec::new(),
     };
-    let ended = batch::run(
-        &mut demo(),
-        None,
+    let (ended, _) = run_into(
+        Box::new(demo()),
         &options(BatchFormat::JsonLines, None),
         &mut pipe,
         &never,
-        &mut |_: &str| {},
     );
     assert_eq!(ended.unwrap(), Ended::ReaderGone);
     assert_eq!(pipe.taken.iter().filter(|&&b| b == b'\n').count(), 2);
@@ -202,15 +225,11 @@ impl Source for Scripted {
 
 #[test]
 fn a_failed_first_collection_is_an_error_later_ones_are_notices() {
-    let mut first_fails = Scripted {
+    let first_fails = Scripted {
         script: vec![false, true],
         demo: demo(),
     };
-    let (ended, out, _) = run(
-        &mut first_fails,
-        &options(BatchFormat::JsonLines, None),
-        &never,
-    );
+    let (ended, out, _) = run(first_fails, &options(BatchFormat::JsonLines, None), &never);
     let err = ended.unwrap_err();
     assert!(matches!(err, BatchError::FirstCollection(_)));
     // As the binary prints it: the cause once, after what failed.
@@ -220,15 +239,11 @@ fn a_failed_first_collection_is_an_error_later_ones_are_notices() {
     );
     assert!(out.is_empty());
 
-    let mut later_fails = Scripted {
+    let later_fails = Scripted {
         script: vec![true, false, true],
         demo: demo(),
     };
-    let (ended, out, notices) = run(
-        &mut later_fails,
-        &options(BatchFormat::JsonLines, None),
-        &never,
-    );
+    let (ended, out, notices) = run(later_fails, &options(BatchFormat::JsonLines, None), &never);
     assert_eq!(ended.unwrap(), Ended::Exhausted);
     assert_eq!(out.lines().count(), 2);
     assert_eq!(notices, ["collection failed: the kernel is busy"]);
@@ -237,8 +252,8 @@ fn a_failed_first_collection_is_an_error_later_ones_are_notices() {
 #[test]
 fn an_unknown_device_is_told_once_while_it_is_missing() {
     let mut opts = options(BatchFormat::JsonLines, Some(3));
-    opts.filter.device = Some("mlx5_9".into());
-    let (ended, out, notices) = run(&mut demo(), &opts, &never);
+    opts.settings.filter.device = Some("mlx5_9".into());
+    let (ended, out, notices) = run(demo(), &opts, &never);
     assert_eq!(ended.unwrap(), Ended::Done);
     assert_eq!(out.lines().count(), 3);
     assert_eq!(notices.len(), 1);
@@ -252,24 +267,22 @@ fn an_unknown_device_is_told_once_while_it_is_missing() {
 fn batch_records_every_tick_and_replays_to_the_same_lines() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("batch.rec");
-    let mut writer = RecordWriter::open(&path, SourceKind::Demo, Duration::from_secs(2)).unwrap();
+    let writer = RecordWriter::open(&path, SourceKind::Demo, Duration::from_secs(2)).unwrap();
+    let recording = RecordingSource::new(Box::new(demo()), writer);
     let mut live = Vec::new();
-    let ended = batch::run(
-        &mut demo(),
-        Some(&mut writer),
+    let (ended, notices) = run_into(
+        Box::new(recording),
         &options(BatchFormat::JsonLines, Some(4)),
         &mut live,
         &never,
-        &mut |m: &str| panic!("{m}"),
     );
     assert_eq!(ended.unwrap(), Ended::Done);
-    assert_eq!(writer.written(), 4);
-    drop(writer);
+    assert!(notices.is_empty(), "{notices:?}");
 
-    let mut replay = ReplaySource::open(&path).unwrap();
+    let replay = ReplaySource::open(&path).unwrap();
     let mut opts = options(BatchFormat::JsonLines, None);
-    opts.paced = false;
-    let (ended, replayed, _) = run(&mut replay, &opts, &never);
+    opts.pacer = Pacer::unpaced();
+    let (ended, replayed, _) = run(replay, &opts, &never);
     assert_eq!(
         ended.unwrap(),
         Ended::Exhausted,
@@ -298,9 +311,9 @@ fn batch_records_every_tick_and_replays_to_the_same_lines() {
 #[test]
 fn paced_ticks_wait_the_interval() {
     let mut opts = options(BatchFormat::JsonLines, Some(3));
-    opts.interval = Duration::from_millis(150);
+    opts.pacer = Pacer::every(Duration::from_millis(150));
     let started = std::time::Instant::now();
-    let (ended, _, _) = run(&mut demo(), &opts, &never);
+    let (ended, _, _) = run(demo(), &opts, &never);
     assert_eq!(ended.unwrap(), Ended::Done);
     // Two waits between three ticks; none after the last.
     assert!(started.elapsed() >= Duration::from_millis(300));
@@ -311,8 +324,8 @@ fn paced_ticks_wait_the_interval() {
 fn every_json_line_carries_trends_and_the_demo_leak_is_flagged_within_a_minute() {
     // 31 ticks at the demo's 2 s step: one simulated minute, unpaced.
     let mut opts = options(BatchFormat::JsonLines, Some(31));
-    opts.paced = false;
-    let (ended, out, _) = run(&mut demo(), &opts, &never);
+    opts.pacer = Pacer::unpaced();
+    let (ended, out, _) = run(demo(), &opts, &never);
     assert_eq!(ended.unwrap(), Ended::Done);
     let docs: Vec<Value> = out
         .lines()

@@ -37,24 +37,22 @@ const MIB: u64 = 1 << 20;
 
 pub fn fixture() -> Snapshot {
     let _ = MrKeys { rkey: 0, lkey: 0 };
+    let mut meta = Meta::new(SourceKind::Live, 1_795_971_600_123);
+    meta.host = "node1".into();
+    meta.kernel = "6.1.0-57-amd64".into();
+    meta.collect_us = 12_500;
+    meta.netns_mode = Some(NetnsMode::Shared);
+    meta.hidden_fields = vec![
+        "mr.rkey".into(),
+        "mr.lkey".into(),
+        "pd.local_dma_lkey".into(),
+    ];
+    meta.warnings = vec![Warning::new(
+        WarningKind::Permission,
+        "MR keys hidden: needs CAP_NET_ADMIN",
+    )];
     Snapshot {
-        meta: Meta {
-            source: SourceKind::Live,
-            host: "node1".into(),
-            kernel: "6.1.0-57-amd64".into(),
-            collected_at_ms: 1_795_971_600_123,
-            collect_us: 12_500,
-            netns_mode: Some(NetnsMode::Shared),
-            hidden_fields: vec![
-                "mr.rkey".into(),
-                "mr.lkey".into(),
-                "pd.local_dma_lkey".into(),
-            ],
-            warnings: vec![Warning::new(
-                WarningKind::Permission,
-                "MR keys hidden: needs CAP_NET_ADMIN",
-            )],
-        },
+        meta,
         devices: vec![rxe0(), mlx5_1_vf(), mlx5_0()],
         processes: vec![trainer(), bench(), target()],
         tallies: tallies(),

@@ -8,9 +8,7 @@ use restop::export::health::Health;
 use restop::export::{ErrorQpAges, Format, RenderInput, render};
 use restop::model::consumers::consumers;
 use restop::model::filter::Filter;
-use restop::model::{
-    Meta, OwnerKey, ProcessInfo, ProcessKey, ResourceType, Snapshot, SourceKind, Tally,
-};
+use restop::model::{OwnerKey, ProcessInfo, ProcessKey, ResourceType, Snapshot, SourceKind, Tally};
 use restop::source::{CollectError, CollectRequest, Source};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -32,7 +30,7 @@ fn health_after(snapshot: &Snapshot) -> Health {
     health.record_success(
         snapshot,
         Duration::from_micros(36_706),
-        snapshot.meta.collected_at_ms + 37,
+        restop::model::UnixMs(snapshot.meta.collected_at_ms + 37),
     );
     health
 }
@@ -307,22 +305,10 @@ fn per_owner_series_are_bounded_and_add_up_to_every_owner() {
 
 /// A host with thousands of processes, one with a hostile name.
 fn crowded_snapshot(processes: u32) -> Snapshot {
-    let mut snapshot = Snapshot {
-        meta: Meta {
-            source: SourceKind::Live,
-            host: "h".into(),
-            kernel: "k".into(),
-            collected_at_ms: 0,
-            collect_us: 0,
-            netns_mode: None,
-            hidden_fields: Vec::new(),
-            warnings: Vec::new(),
-        },
-        devices: vec![restop::model::Device::new(0, "mlx5_0")],
-        processes: Vec::new(),
-        tallies: Vec::new(),
-        objects: Vec::new(),
-    };
+    let mut snapshot = Snapshot::empty(SourceKind::Live, 0);
+    snapshot.meta.host = "h".into();
+    snapshot.meta.kernel = "k".into();
+    snapshot.devices = vec![restop::model::Device::new(0, "mlx5_0")];
     for pid in 1..=processes {
         let key = ProcessKey { pid, start_time: 1 };
         let mut info = ProcessInfo::unknown(key);

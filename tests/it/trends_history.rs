@@ -5,7 +5,7 @@
 use restop::model::filter::Filter;
 use restop::model::history::{AlertKind, History, HistoryConfig};
 use restop::model::{
-    Device, DumpStatus, Meta, Object, OwnerKey, ProcessInfo, ProcessKey, Qp, QpState, QpType,
+    Device, DumpStatus, Object, OwnerKey, ProcessInfo, ProcessKey, Qp, QpState, QpType,
     ReportedOwner, ResourceType, Snapshot, SourceKind, Tally,
 };
 use std::time::Duration;
@@ -113,21 +113,15 @@ impl Host {
                 d
             })
             .collect();
+        let mut snapshot = Snapshot::empty(SourceKind::Replay, self.t_ms);
+        snapshot.meta.host = "h".into();
+        snapshot.meta.kernel = "k".into();
         Snapshot {
-            meta: Meta {
-                source: SourceKind::Replay,
-                host: "h".into(),
-                kernel: "k".into(),
-                collected_at_ms: self.t_ms,
-                collect_us: 0,
-                netns_mode: None,
-                hidden_fields: Vec::new(),
-                warnings: Vec::new(),
-            },
             devices,
             processes: self.processes,
             tallies: self.tallies,
             objects: self.objects,
+            ..snapshot
         }
     }
 }

@@ -197,20 +197,17 @@ pub fn fixture(details: &DetailScope) -> Snapshot {
             objects.push(mr(0, mrn, 1 << 30, owner(100)));
         }
     }
+    let mut meta = Meta::new(SourceKind::Demo, COLLECTED_AT_MS);
+    meta.host = "gpu-test-01".into();
+    meta.kernel = "6.8.0-test".into();
+    meta.collect_us = 37_000;
+    meta.hidden_fields = vec!["mr.rkey".into()];
+    meta.warnings = vec![Warning::new(
+        WarningKind::Permission,
+        "MR keys hidden: needs CAP_NET_ADMIN",
+    )];
     Snapshot {
-        meta: Meta {
-            source: SourceKind::Demo,
-            host: "gpu-test-01".into(),
-            kernel: "6.8.0-test".into(),
-            collected_at_ms: COLLECTED_AT_MS,
-            collect_us: 37_000,
-            netns_mode: None,
-            hidden_fields: vec!["mr.rkey".into()],
-            warnings: vec![Warning::new(
-                WarningKind::Permission,
-                "MR keys hidden: needs CAP_NET_ADMIN",
-            )],
-        },
+        meta,
         devices,
         processes,
         tallies,

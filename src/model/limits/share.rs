@@ -76,9 +76,7 @@ fn share_of(snapshot: &Snapshot, devices: &[u32], t: ResourceType, held: u64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        Device, Meta, ProcessKey, SourceKind, Tally, UsageEntry, enums::StateCounts,
-    };
+    use crate::model::{Device, ProcessKey, SourceKind, Tally, UsageEntry, enums::StateCounts};
 
     fn device(index: u32, name: &str, qp: (u64, Option<u64>), cm_id: u64) -> Device {
         let mut d = Device::new(index, name);
@@ -115,20 +113,9 @@ mod tests {
 
     fn snapshot(devices: Vec<Device>, tallies: Vec<Tally>) -> Snapshot {
         Snapshot {
-            meta: Meta {
-                source: SourceKind::Replay,
-                host: String::new(),
-                kernel: String::new(),
-                collected_at_ms: 0,
-                collect_us: 0,
-                netns_mode: None,
-                hidden_fields: Vec::new(),
-                warnings: Vec::new(),
-            },
             devices,
-            processes: Vec::new(),
             tallies,
-            objects: Vec::new(),
+            ..Snapshot::empty(SourceKind::Replay, 0)
         }
     }
 

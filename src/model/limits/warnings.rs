@@ -166,22 +166,7 @@ mod tests {
     }
 
     fn empty_snapshot() -> Snapshot {
-        Snapshot {
-            meta: crate::model::Meta {
-                source: crate::model::SourceKind::Replay,
-                host: String::new(),
-                kernel: String::new(),
-                collected_at_ms: 0,
-                collect_us: 0,
-                netns_mode: None,
-                hidden_fields: Vec::new(),
-                warnings: Vec::new(),
-            },
-            devices: Vec::new(),
-            processes: Vec::new(),
-            tallies: Vec::new(),
-            objects: Vec::new(),
-        }
+        Snapshot::empty(crate::model::SourceKind::Replay, 0)
     }
 
     #[test]

@@ -1,0 +1,26 @@
+//! The interactive group: how the full-screen view draws.
+
+use clap::Args;
+
+#[derive(Clone, Debug, Default, Args)]
+#[group(id = "interactive")]
+#[command(next_help_heading = "Interactive view")]
+pub struct InteractiveArgs {
+    /// Do not capture the mouse in the interactive view.
+    #[arg(
+        long = "no-mouse",
+        long_help = "Leave the mouse to the terminal (text selection, scrollback) instead of \
+                     using it for scrolling, selecting rows and sorting by a click on a \
+                     column header.\n\nExample: restop --no-mouse"
+    )]
+    pub no_mouse: bool,
+
+    /// No colours in the interactive view.
+    #[arg(
+        long = "no-color",
+        long_help = "Draw without colours (state is still shown by text and markers). \
+                     Setting the NO_COLOR environment variable to anything non-empty does \
+                     the same.\n\nExample: restop --no-color"
+    )]
+    pub no_color: bool,
+}

@@ -1,0 +1,143 @@
+//! The command line over the config file over restop's defaults: one
+//! [`Settings`], validated here and only here.
+
+use super::{Cli, Command};
+use crate::export::DEFAULT_INTERVAL as EXPORT_INTERVAL;
+use crate::model::Thresholds;
+use crate::model::history::{AlertThresholds, HistoryConfig};
+use crate::output::OnceOptions;
+use crate::settings::locate::Loaded;
+use crate::settings::{
+    DEFAULT_INTERVAL, Defaults, InteractiveSettings, Mode, Origin, Settings, SourceSettings,
+};
+
+/// Builds the settings of this run; `Err` is a usage error's message.
+pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
+    let empty = Defaults::default();
+    let d = file.map_or(&empty, |l| &l.defaults);
+    let mode = cli.mode();
+    let source = source_settings(cli, d, mode);
+    let sort = cli.report.sort.or(d.sort).unwrap_or_default();
+    let report = OnceOptions {
+        top: cli
+            .report
+            .top
+            .or(d.top)
+            .unwrap_or(OnceOptions::default().top),
+        sort,
+        direction: sort.natural_direction(),
+        thresholds: thresholds(cli, d, file)?,
+    };
+    let history = history_config(cli, d);
+    Ok(Settings {
+        mode,
+        source,
+        record: cli.recording.record.clone(),
+        iterations: cli.mode.iterations,
+        filter: cli.filters.filter(d.columns.as_deref()),
+        report,
+        interactive: InteractiveSettings {
+            mouse: !cli.interactive.no_mouse && d.mouse.unwrap_or(true),
+            color: !cli.interactive.no_color && d.color.unwrap_or(true),
+        },
+        history,
+        export: cli.command.as_ref().and_then(Command::export_args).cloned(),
+        config_file: file.map(|l| l.path.clone()),
+    })
+}
+
+impl Cli {
+    pub fn mode(&self) -> Mode {
+        let m = &self.mode;
+        if self
+            .command
+            .as_ref()
+            .and_then(Command::export_args)
+            .is_some()
+        {
+            Mode::Export
+        } else if m.batch {
+            if m.json { Mode::BatchJson } else { Mode::Batch }
+        } else if m.json {
+            Mode::Json
+        } else if m.once {
+            Mode::Once
+        } else {
+            Mode::Interactive
+        }
+    }
+}
+
+fn source_settings(cli: &Cli, d: &Defaults, mode: Mode) -> SourceSettings {
+    let s = &cli.source;
+    let origin = match (&cli.recording.replay, s.demo) {
+        (Some(path), _) => Origin::Replay(path.clone()),
+        (None, true) => Origin::Demo { seed: s.seed },
+        (None, false) => Origin::Live,
+    };
+    let interval = match mode {
+        Mode::Export => s.delay.or(d.export_interval).unwrap_or(EXPORT_INTERVAL),
+        _ => s.delay.or(d.interval).unwrap_or(DEFAULT_INTERVAL),
+    };
+    let defaults = SourceSettings::default();
+    SourceSettings {
+        origin,
+        interval,
+        timeout: s.timeout.or(d.timeout).unwrap_or(defaults.timeout),
+        objects_every: s
+            .objects_every
+            .or(d.objects_every)
+            .unwrap_or(defaults.objects_every),
+        verbs: !s.no_verbs && d.verbs.unwrap_or(true),
+    }
+}
+
+/// `--warn`/`--crit` over the file's `warn`/`crit`: checked together, and
+/// a value from the file is named with its line.
+fn thresholds(cli: &Cli, d: &Defaults, file: Option<&Loaded>) -> Result<Thresholds, String> {
+    let defaults = Thresholds::default();
+    let warn = cli
+        .report
+        .warn
+        .or(d.warn.map(|p| p.value))
+        .unwrap_or(defaults.warn * 100.0);
+    let crit = cli
+        .report
+        .crit
+        .or(d.crit.map(|p| p.value))
+        .unwrap_or(defaults.critical * 100.0);
+    Thresholds::from_percent(warn, crit).map_err(|message| {
+        let from_file = [
+            (cli.report.warn.is_none(), d.warn, "warn"),
+            (cli.report.crit.is_none(), d.crit, "crit"),
+        ]
+        .into_iter()
+        .filter_map(|(unset, p, key)| p.filter(|_| unset).map(|p| (key, p.line)))
+        .map(|(key, line)| format!("{key} from line {line}"))
+        .collect::<Vec<_>>();
+        match (file, from_file.is_empty()) {
+            (Some(l), false) => format!(
+                "{message} ({} of config file {})",
+                from_file.join(", "),
+                l.path.display()
+            ),
+            _ => message,
+        }
+    })
+}
+
+fn history_config(cli: &Cli, d: &Defaults) -> HistoryConfig {
+    let t = &cli.trends;
+    let defaults = HistoryConfig::default();
+    HistoryConfig {
+        retention: t.retention.or(d.retention).unwrap_or(defaults.retention),
+        window: t.trend_window.or(d.trend_window).unwrap_or(defaults.window),
+        alerts: AlertThresholds {
+            error_qp_linger: t
+                .err_linger
+                .or(d.err_linger)
+                .unwrap_or(defaults.alerts.error_qp_linger),
+        },
+        ..defaults
+    }
+}

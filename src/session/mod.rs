@@ -1,0 +1,111 @@
+//! The session driver: every mode runs a session the same way — open the
+//! source the settings name, wrap it for recording, collect at a pace, stop
+//! when asked (a signal, the user quitting, the exporter's stop).
+//!
+//! ```text
+//! open_source ─▶ with_recording ─▶ Session { source, pacer } ─run(waiter)─▶ tick(Tick) ─▶ Flow
+//! ```
+//!
+//! The interactive view's collector thread, `--batch`, `--once` and the
+//! exporter differ only in their waiter (control channel, signals, condvar)
+//! and in what they do with each snapshot.
+
+pub mod open;
+pub mod pace;
+pub mod record;
+pub mod stop;
+
+use crate::model::{DetailScope, Snapshot, SourceKind};
+use crate::settings::Settings;
+use crate::source::{CollectError, CollectRequest, Source};
+use std::time::{Duration, Instant};
+
+pub use open::{open_source, with_recording};
+pub use pace::{Flow, Pacer, Waiter, Wake};
+pub use record::RecordingSource;
+pub use stop::{PollStop, on_signals};
+
+/// One collection, as the front end gets it.
+#[derive(Debug)]
+pub struct Tick {
+    /// 1 for the first collection of the session.
+    pub number: u64,
+    pub result: Result<Snapshot, CollectError>,
+    /// The objects this collection kept in detail.
+    pub details: DetailScope,
+    pub took: Duration,
+}
+
+/// A source and the rhythm it is read at.
+pub struct Session {
+    source: Box<dyn Source>,
+    pacer: Pacer,
+    ticks: u64,
+}
+
+impl Session {
+    pub fn new(source: Box<dyn Source>, pacer: Pacer) -> Session {
+        Session {
+            source,
+            pacer,
+            ticks: 0,
+        }
+    }
+
+    /// The pacing the settings ask for: every `-d`, except a replay, which is
+    /// read as fast as it is asked for.
+    pub fn pacer_for(settings: &Settings) -> Pacer {
+        if settings.paced() {
+            Pacer::every(settings.source.interval)
+        } else {
+            Pacer::unpaced()
+        }
+    }
+
+    pub fn kind(&self) -> SourceKind {
+        self.source.kind()
+    }
+
+    /// The next collection dumps objects whatever their cadence says.
+    pub fn force_objects(&mut self) {
+        self.pacer.force_objects();
+    }
+
+    /// One collection now, outside the rhythm (`--once`).
+    pub fn collect(&mut self, request: &CollectRequest) -> Tick {
+        self.ticks += 1;
+        let started = Instant::now();
+        let result = self.source.collect(request);
+        Tick {
+            number: self.ticks,
+            result,
+            details: request.details.clone(),
+            took: started.elapsed(),
+        }
+    }
+
+    /// Collects at the pace until `tick` or `waiter` says stop.
+    pub fn run(&mut self, waiter: &mut dyn Waiter, tick: &mut dyn FnMut(Tick) -> Flow) {
+        let Session {
+            source,
+            pacer,
+            ticks,
+        } = self;
+        pacer.run(waiter, &mut |request| {
+            *ticks += 1;
+            let started = Instant::now();
+            let result = source.collect(request);
+            tick(Tick {
+                number: *ticks,
+                result,
+                details: request.details.clone(),
+                took: started.elapsed(),
+            })
+        });
+    }
+
+    /// The (recording) source, for a front end that collects by itself.
+    pub fn into_source(self) -> Box<dyn Source> {
+        self.source
+    }
+}

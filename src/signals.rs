@@ -1,0 +1,56 @@
+//! Termination signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) as a request to
+//! stop: the handler only sets a flag (all a signal handler may safely do);
+//! sessions poll [`stop_requested`] and end through their normal path (the
+//! interactive view restores the terminal, `--batch` ends with status 0).
+
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+const SIGNALS: [Signal; 4] = [
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGINT,
+    Signal::SIGQUIT,
+];
+
+extern "C" fn on_signal(_: nix::libc::c_int) {
+    REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// The handlers that were in place before; put back by `Drop`.
+pub struct SignalGuard {
+    previous: Vec<(Signal, SigAction)>,
+}
+
+/// Catches the termination signals until the guard is dropped.
+pub fn install() -> anyhow::Result<SignalGuard> {
+    REQUESTED.store(false, Ordering::SeqCst);
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    let mut previous = Vec::new();
+    for signal in SIGNALS {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        let old = unsafe { sigaction(signal, &action) }?;
+        previous.push((signal, old));
+    }
+    Ok(SignalGuard { previous })
+}
+
+/// A termination signal arrived since `install`.
+pub fn stop_requested() -> bool {
+    REQUESTED.load(Ordering::SeqCst)
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        for (signal, old) in self.previous.drain(..) {
+            // SAFETY: restoring the handler that was installed before ours.
+            let _ = unsafe { sigaction(signal, &old) };
+        }
+    }
+}
