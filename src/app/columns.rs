@@ -11,6 +11,8 @@ pub enum ConsumerColumn {
     User,
     Name,
     Container,
+    /// `namespace/pod` of a Kubernetes pod.
+    Pod,
     Count(ResourceType),
     MrBytes,
     ErrQps,
@@ -25,6 +27,7 @@ impl ConsumerColumn {
             ConsumerColumn::User => "USER",
             ConsumerColumn::Name => "NAME",
             ConsumerColumn::Container => "CONTAINER",
+            ConsumerColumn::Pod => "POD",
             ConsumerColumn::Count(t) => t.label(),
             ConsumerColumn::MrBytes => "MR BYTES",
             ConsumerColumn::ErrQps => "ERR",
@@ -41,6 +44,7 @@ impl ConsumerColumn {
             ConsumerColumn::User => 8,
             ConsumerColumn::Name => 14,
             ConsumerColumn::Container => 12,
+            ConsumerColumn::Pod => 24,
             ConsumerColumn::Count(ResourceType::CmId) => 6,
             ConsumerColumn::Count(_) => 6,
             ConsumerColumn::MrBytes => 9,
@@ -52,7 +56,10 @@ impl ConsumerColumn {
     pub fn right_aligned(self) -> bool {
         !matches!(
             self,
-            ConsumerColumn::User | ConsumerColumn::Name | ConsumerColumn::Container
+            ConsumerColumn::User
+                | ConsumerColumn::Name
+                | ConsumerColumn::Container
+                | ConsumerColumn::Pod
         )
     }
 
@@ -62,6 +69,7 @@ impl ConsumerColumn {
             ConsumerColumn::User => SortKey::User,
             ConsumerColumn::Name => SortKey::Name,
             ConsumerColumn::Container => SortKey::Container,
+            ConsumerColumn::Pod => SortKey::Pod,
             ConsumerColumn::Count(t) => SortKey::Count(t),
             ConsumerColumn::MrBytes => SortKey::MrBytes,
             ConsumerColumn::ErrQps => SortKey::ErrQps,
@@ -73,7 +81,7 @@ impl ConsumerColumn {
     /// stay. Sparklines, when asked for, go after the minor counts.
     fn keep_priority(self) -> u8 {
         match self {
-            ConsumerColumn::Container => 0,
+            ConsumerColumn::Container | ConsumerColumn::Pod => 0,
             ConsumerColumn::User => 1,
             ConsumerColumn::Count(ResourceType::Srq) => 2,
             ConsumerColumn::Count(ResourceType::Ctx) => 3,
@@ -100,6 +108,7 @@ pub fn consumer_columns(filter: &Filter) -> Vec<ConsumerColumn> {
         ConsumerColumn::User,
         ConsumerColumn::Name,
         ConsumerColumn::Container,
+        ConsumerColumn::Pod,
     ];
     for t in [ResourceType::Qp, ResourceType::Cq, ResourceType::Mr] {
         if filter.shows_type(t) {

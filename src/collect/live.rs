@@ -36,6 +36,9 @@ pub struct LiveOptions {
     pub proc_root: PathBuf,
     /// Where sysfs is mounted.
     pub sys_root: PathBuf,
+    /// The node's `/var/log`, where the kubelet keeps `pods/` and `containers/` (pod and
+    /// container names).
+    pub kubelet_logs: PathBuf,
     /// Read device limits through libibverbs when the kernel's summary has
     /// none (`--no-verbs` turns this off).
     pub verbs: bool,
@@ -56,6 +59,7 @@ impl Default for LiveOptions {
             object_interval: Duration::ZERO,
             proc_root: PathBuf::from("/proc"),
             sys_root: PathBuf::from("/sys"),
+            kubelet_logs: PathBuf::from("/var/log"),
             verbs: true,
             own_pid: std::process::id(),
             print_notes: false,
@@ -115,7 +119,8 @@ impl<T: Transport> LiveSource<T> {
         };
         LiveSource {
             client,
-            procs: ProcReader::new(options.proc_root.clone()),
+            procs: ProcReader::new(options.proc_root.clone())
+                .with_kubelet_logs(options.kubelet_logs.clone()),
             cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
             counters: CounterReader::new(options.sys_root.clone()),
             verbs,

@@ -19,6 +19,7 @@ mod counters;
 mod footprint;
 mod host;
 mod ids;
+mod pods;
 mod rng;
 mod scenario;
 mod snapshot;

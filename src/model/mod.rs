@@ -22,7 +22,7 @@ pub use enums::{
 };
 pub use limits::{Level, ObjectLimits, RdmaCgroup, Thresholds};
 pub use objects::{CmId, Cq, Ctx, Mr, MrKeys, Object, Pd, Qp, Srq};
-pub use owner::{Container, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
+pub use owner::{Container, KubeNames, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
 pub use resource::{ResourceType, TypeCounts};
 pub use snapshot::{Meta, NetnsMode, Snapshot, SourceKind, Tally, Warning, WarningKind};
 pub use tally::{DetailScope, ObjectAccumulator};

@@ -213,6 +213,7 @@ fn cell(
             }
         }
         ConsumerColumn::Container => (c.container().unwrap_or_default(), theme.plain()),
+        ConsumerColumn::Pod => (c.pod().unwrap_or_default(), theme.plain()),
         ConsumerColumn::Count(t) => count_cell(c.counts.get(t), theme),
         ConsumerColumn::MrBytes => {
             if c.mr_bytes == 0 {

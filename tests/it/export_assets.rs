@@ -172,7 +172,7 @@ fn the_dashboard_is_importable_json_over_restop_metrics() {
         "restop_up",
         "restop_resources_usage_ratio",
         "restop_process_resources",
-        "restop_error_qps",
+        "restop_error_queue_pairs",
         "restop_port_transmit_bytes_total",
         "restop_port_hw_stat_total",
     ] {

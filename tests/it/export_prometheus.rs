@@ -209,6 +209,8 @@ fn prometheus_scrapes_restop_and_evaluates_the_rules_and_dashboard() {
     assert!(exprs.len() >= 10);
     for expr in exprs {
         let promql = expr
+            .replace("$job", ".*")
+            .replace("$cluster", ".*")
             .replace("$instance", ".*")
             .replace("$device", ".*")
             .replace("$type", "qp");

@@ -166,7 +166,10 @@ fn process_keys_match_the_schema() {
     assert_eq!(p["pid"], 4242);
     assert_eq!(p["name"], "train.py");
     assert_eq!(p["comm"], "pt_main_thread");
-    assert_eq!(keys(&p["container"]), sorted(&["runtime", "id", "pod"]));
+    assert_eq!(
+        keys(&p["container"]),
+        sorted(&["runtime", "id", "pod", "kubernetes"])
+    );
     assert_eq!(p["container"]["pod"], Value::Null);
     assert_eq!(
         p["threads"][0],

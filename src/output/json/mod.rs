@@ -280,6 +280,11 @@ fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<Process
             runtime: runtime(ct.runtime),
             id: ct.id.clone(),
             pod: ct.pod.clone(),
+            kubernetes: ct.kube.as_ref().map(|k| KubeView {
+                namespace: k.namespace.clone(),
+                pod: k.pod.clone(),
+                container: (!k.container.is_empty()).then(|| k.container.clone()),
+            }),
         }),
         threads: info
             .creator_threads

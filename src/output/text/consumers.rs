@@ -256,6 +256,7 @@ fn sort_label(key: SortKey) -> &'static str {
         SortKey::Name => "NAME",
         SortKey::User => "USER",
         SortKey::Container => "CONTAINER",
+        SortKey::Pod => "POD",
         SortKey::Count(t) => t.label(),
         SortKey::MrBytes => "MR-BYTES",
         SortKey::ErrQps => "ERR QPs",

@@ -89,7 +89,7 @@ const PROCESS: &[&str] = &[
     "qp_states",
     "devices",
 ];
-const CONTAINER: &[&str] = &["runtime", "id", "pod"];
+const CONTAINER: &[&str] = &["runtime", "id", "pod", "kubernetes"];
 const THREAD: &[&str] = &["tid", "comm"];
 const OWNER_ROW: &[&str] = &["counts", "mr_bytes", "qp_states", "devices"];
 const ERROR_QP: &[&str] = &[
