@@ -18,6 +18,8 @@ pub enum ConsumerColumn {
     User,
     Name,
     Container,
+    /// `namespace/pod` of the Kubernetes pod the process runs in.
+    Pod,
     /// Objects of one type the owner holds.
     Count(ResourceType),
     /// Bytes registered in the owner's MRs.
@@ -51,11 +53,12 @@ pub const UNKNOWN: &str = "?";
 impl ConsumerColumn {
     /// Every data column in display order (sparklines are added by the views
     /// that draw them).
-    pub const ALL: [ConsumerColumn; 13] = [
+    pub const ALL: [ConsumerColumn; 14] = [
         ConsumerColumn::Pid,
         ConsumerColumn::User,
         ConsumerColumn::Name,
         ConsumerColumn::Container,
+        ConsumerColumn::Pod,
         ConsumerColumn::Count(ResourceType::Qp),
         ConsumerColumn::Count(ResourceType::Cq),
         ConsumerColumn::Count(ResourceType::Mr),
@@ -73,6 +76,7 @@ impl ConsumerColumn {
             ConsumerColumn::User => ("USER", Align::Left, SortKey::User),
             ConsumerColumn::Name => ("NAME", Align::Left, SortKey::Name),
             ConsumerColumn::Container => ("CONTAINER", Align::Left, SortKey::Container),
+            ConsumerColumn::Pod => ("POD", Align::Left, SortKey::Pod),
             ConsumerColumn::Count(t) => (t.label(), Align::Right, SortKey::Count(t)),
             ConsumerColumn::MrBytes => ("MR-BYTES", Align::Right, SortKey::MrBytes),
             ConsumerColumn::ErrQps => ("ERR", Align::Right, SortKey::ErrQps),
@@ -109,6 +113,7 @@ impl ConsumerColumn {
             ConsumerColumn::Container => {
                 c.container().map(|n| units::clean(&n)).unwrap_or_default()
             }
+            ConsumerColumn::Pod => c.pod().map(|n| units::clean(&n)).unwrap_or_default(),
             ConsumerColumn::Count(t) => units::count(c.counts.get(t)),
             ConsumerColumn::MrBytes => units::bytes(c.mr_bytes),
             ConsumerColumn::ErrQps => units::count(c.error_qps()),

@@ -61,6 +61,7 @@ fn device(index: u32, name: &str, pf: Option<&str>, netdev: &str, usage: Usage) 
         phys_state: None,
         netdev: Some(netdev.into()),
         netdev_index: None,
+        counters: None,
     }];
     d.usage = usage;
     d

@@ -83,7 +83,7 @@ pub fn consumers(rows: &[Consumer], filter: &Filter, options: &TableOptions) -> 
     lines
 }
 
-/// The table's columns but CONTAINER (the report is for hosts), SRQ and
+/// The table's columns but CONTAINER and POD (the report is for hosts), SRQ and
 /// CM_ID only when someone holds one or they were asked for, and ERR only
 /// with QPs.
 fn candidate_fields(rows: &[Consumer], filter: &Filter) -> Vec<ConsumerColumn> {
@@ -91,7 +91,7 @@ fn candidate_fields(rows: &[Consumer], filter: &Filter) -> Vec<ConsumerColumn> {
     consumer_table::columns(filter)
         .into_iter()
         .filter(|f| match f {
-            ConsumerColumn::Container | ConsumerColumn::Trend(_) => false,
+            ConsumerColumn::Container | ConsumerColumn::Pod | ConsumerColumn::Trend(_) => false,
             ConsumerColumn::Count(t) if rare.contains(t) => {
                 filter.types.contains(t) || rows.iter().any(|r| r.counts.get(*t) > 0)
             }
@@ -210,6 +210,7 @@ fn sort_label(key: SortKey) -> &'static str {
         SortKey::Name => "NAME",
         SortKey::User => "USER",
         SortKey::Container => "CONTAINER",
+        SortKey::Pod => "POD",
         SortKey::Count(t) => t.label(),
         SortKey::MrBytes => ConsumerColumn::MrBytes.header(),
         SortKey::ErrQps => "ERR QPs",
