@@ -14,6 +14,7 @@ pub fn column_width(column: ConsumerColumn) -> u16 {
         ConsumerColumn::User => 8,
         ConsumerColumn::Name => 14,
         ConsumerColumn::Container => 12,
+        ConsumerColumn::Pod => 24,
         ConsumerColumn::Count(_) => 6,
         ConsumerColumn::MrBytes => 9,
         ConsumerColumn::ErrQps => 4,
@@ -25,7 +26,7 @@ pub fn column_width(column: ConsumerColumn) -> u16 {
 /// stay. Sparklines, when asked for, go after the minor counts.
 fn keep_priority(column: ConsumerColumn) -> u8 {
     match column {
-        ConsumerColumn::Container => 0,
+        ConsumerColumn::Container | ConsumerColumn::Pod => 0,
         ConsumerColumn::User => 1,
         ConsumerColumn::Count(ResourceType::Srq) => 2,
         ConsumerColumn::Count(ResourceType::Ctx) => 3,

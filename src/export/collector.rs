@@ -4,7 +4,8 @@
 
 use super::exposition::Format;
 use super::health::Health;
-use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render};
+use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render_with};
+use super::top_owners::OwnerOptions;
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig, Insights};
 use crate::model::{DetailScope, Snapshot};
@@ -130,6 +131,7 @@ pub struct Collector {
     source: Box<dyn Source>,
     health: Health,
     top: usize,
+    owners: OwnerOptions,
     /// Watches QPs and counts across collections: ERROR-QP ages and leak
     /// suspects come from here.
     history: History,
@@ -143,8 +145,15 @@ impl Collector {
             source,
             health,
             top,
+            owners: OwnerOptions::default(),
             history: History::new(HistoryConfig::default()),
         }
+    }
+
+    /// Per-owner series by process, container or pod, with or without `pid`.
+    pub fn with_owners(mut self, owners: OwnerOptions) -> Collector {
+        self.owners = owners;
+        self
     }
 
     /// Judges ERROR-QP ages and leak suspects with this history
@@ -195,8 +204,8 @@ impl Collector {
             leak_suspects: Some(&suspects),
         };
         Exposition {
-            text: render(&input, Format::Text).into_bytes(),
-            openmetrics: render(&input, Format::OpenMetrics).into_bytes(),
+            text: render_with(&input, Format::Text, &self.owners).into_bytes(),
+            openmetrics: render_with(&input, Format::OpenMetrics, &self.owners).into_bytes(),
             collections: self.health.collections,
         }
     }

@@ -12,6 +12,7 @@
 mod alerts;
 mod baseline;
 mod config;
+pub mod counters;
 mod error_ages;
 mod insights;
 mod owner_trend;
@@ -66,6 +67,8 @@ pub struct History {
     latest_ms: Option<u64>,
     /// Time of the object dumps last taken in (owner counts change only then).
     objects_ms: Option<u64>,
+    /// NIC counter series and alerts (counters.rs).
+    counters: counters::CounterHistory,
 }
 
 /// Events of processes exiting with objects left behind, kept at most.
@@ -74,7 +77,7 @@ const MAX_UNRELEASED: usize = 32;
 impl History {
     pub fn new(config: HistoryConfig) -> History {
         History {
-            config,
+            config: config.clone(),
             owners: BTreeMap::new(),
             devices: BTreeMap::new(),
             errors: ErrorTracker::default(),
@@ -84,11 +87,20 @@ impl History {
             started_ms: None,
             latest_ms: None,
             objects_ms: None,
+            counters: counters::CounterHistory::new(
+                config.max_points,
+                counters::CounterAlertRules::default(),
+            ),
         }
     }
 
     pub fn config(&self) -> &HistoryConfig {
         &self.config
+    }
+
+    /// NIC counter series (sparklines) and counter alerts.
+    pub fn counters(&self) -> &counters::CounterHistory {
+        &self.counters
     }
 
     /// Collection time of the latest snapshot taken in.
@@ -138,6 +150,7 @@ impl History {
         self.started_ms.get_or_insert(t);
         self.latest_ms = Some(t);
         self.record_devices(snapshot, t);
+        self.counters.push(snapshot);
 
         // Owner counts come from object dumps, which may run less often than
         // collections: only a new dump is a new sample. A failed dump would
