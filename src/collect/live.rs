@@ -9,6 +9,7 @@
 use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
 use super::cgroup_rdma::CgroupRdmaReader;
+use super::counters::CounterReader;
 use super::procfs::ProcReader;
 use super::sysfs::{SysfsDevice, sysfs_device};
 use super::verbs::{DeviceKey, VerbsLimits};
@@ -35,6 +36,9 @@ pub struct LiveOptions {
     pub proc_root: PathBuf,
     /// Where sysfs is mounted.
     pub sys_root: PathBuf,
+    /// The node's `/var/log`, where the kubelet keeps `pods/` and `containers/` (pod and
+    /// container names).
+    pub kubelet_logs: PathBuf,
     /// Read device limits through libibverbs when the kernel's summary has
     /// none (`--no-verbs` turns this off).
     pub verbs: bool,
@@ -44,6 +48,8 @@ pub struct LiveOptions {
     /// Print diagnostics (why no limits came from verbs, what libibverbs
     /// printed) on stderr as they arise (`RESTOP_DEBUG` in `--once`/`--json`).
     pub print_notes: bool,
+    /// Read NIC counters every collection (collect/counters).
+    pub counters: bool,
 }
 
 impl Default for LiveOptions {
@@ -53,9 +59,11 @@ impl Default for LiveOptions {
             object_interval: Duration::ZERO,
             proc_root: PathBuf::from("/proc"),
             sys_root: PathBuf::from("/sys"),
+            kubelet_logs: PathBuf::from("/var/log"),
             verbs: true,
             own_pid: std::process::id(),
             print_notes: false,
+            counters: true,
         }
     }
 }
@@ -89,6 +97,7 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     kernel: String,
     verbs: VerbsLimits,
     cgroups: CgroupRdmaReader,
+    counters: CounterReader,
     notes: Vec<String>,
 }
 
@@ -110,8 +119,10 @@ impl<T: Transport> LiveSource<T> {
         };
         LiveSource {
             client,
-            procs: ProcReader::new(options.proc_root.clone()),
+            procs: ProcReader::new(options.proc_root.clone())
+                .with_kubelet_logs(options.kubelet_logs.clone()),
             cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
+            counters: CounterReader::new(options.sys_root.clone()),
             verbs,
             notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),
@@ -190,6 +201,7 @@ impl<T: Transport> LiveSource<T> {
                                 phys_state: p.phys_state,
                                 netdev: p.netdev,
                                 netdev_index: p.netdev_index,
+                                counters: None,
                             })
                             .collect();
                     }
@@ -206,8 +218,14 @@ impl<T: Transport> LiveSource<T> {
                 .or_insert_with(|| sysfs_device(&self.options.sys_root, &summary.name));
             device.pci = topo.pci.clone();
             device.pf = topo.pf.clone();
+            // Counters every collection, before any object dump can delay them.
+            if self.options.counters {
+                self.counters
+                    .read_device(&mut self.client, &mut device, &mut warnings);
+            }
             devices.push(device);
         }
+        self.counters.retain(&devices);
         // Renamed or removed devices must not keep stale topology.
         self.sysfs
             .retain(|name, _| devices.iter().any(|d| &d.name == name));

@@ -128,16 +128,16 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
     let mut spans = vec![Span::raw(format!(
         "{} devices  {} owners  ",
         s.devices.len(),
-        app.consumers.len()
+        app.main.consumers.len()
     ))];
-    let errors = app.errors.rows.len();
+    let errors = app.insights.error_qps.len();
     let error_style = if errors > 0 {
         theme.alert()
     } else {
         theme.plain()
     };
     spans.push(Span::styled(format!("{errors} ERROR QPs"), error_style));
-    let alerts = app.trend_views.alerts.len();
+    let alerts = app.insights.alerts.len();
     if alerts > 0 {
         let plural = if alerts == 1 { "" } else { "s" };
         spans.push(Span::styled(

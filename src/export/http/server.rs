@@ -13,7 +13,7 @@
 
 use super::negotiate;
 use super::request::RequestHead;
-use super::response::{Body, Response};
+use super::response::{self, Body, Response};
 use crate::export::collector::{Latest, Stop};
 use std::fmt;
 use std::io;
@@ -157,15 +157,11 @@ pub fn route(head: &RequestHead, latest: &Latest) -> Response {
         return Response::error(413, "requests with a body are not served");
     }
     match head.path.as_str() {
-        "/metrics" => {
-            let format = negotiate::choose(head.accept.as_deref());
-            Response {
-                status: 200,
-                content_type: format.content_type(),
-                headers: Vec::new(),
-                body: Body::Metrics(latest.get(), format),
-            }
-        }
+        "/metrics" => response::metrics(
+            latest.get(),
+            negotiate::choose(head.accept.as_deref()),
+            negotiate::wants_gzip(head.accept_encoding.as_deref()),
+        ),
         _ => Response {
             status: 200,
             content_type: "text/html; charset=utf-8",
