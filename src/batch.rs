@@ -5,9 +5,8 @@
 //! iterations, when a replay runs out, when the reader closes the pipe, or
 //! on a termination signal; all of these are a normal end.
 
-use crate::model::filter::Filter;
-use crate::model::history::{History, HistoryConfig};
-use crate::model::{Snapshot, SourceKind};
+use crate::model::SourceKind;
+use crate::model::history::History;
 use crate::output::batch::{json_line, text_tick};
 use crate::output::trends::trend_fields;
 use crate::output::unknown_device_warning;
@@ -46,29 +45,6 @@ pub enum BatchError {
     Write(#[source] io::Error),
 }
 
-/// Trend state carried from tick to tick: the one place batch output gets
-/// its trend fields (`trends` in every JSON Lines document).
-#[derive(Debug)]
-struct Trends {
-    history: History,
-}
-
-impl Trends {
-    fn new(config: &HistoryConfig) -> Trends {
-        Trends {
-            history: History::new(config.clone()),
-        }
-    }
-
-    fn observe(&mut self, snapshot: &Snapshot) {
-        self.history.push(snapshot);
-    }
-
-    fn fields(&self, snapshot: &Snapshot, filter: &Filter) -> serde_json::Value {
-        trend_fields(&self.history, snapshot, filter)
-    }
-}
-
 /// Runs the batch loop on `session`: collect (recorded when the session
 /// records), print, wait. `settings` says the format (`--json`), `-n`, the
 /// filters and the report options; `waiter` paces and stops the loop;
@@ -86,7 +62,7 @@ pub fn run(
     }
     let mut printer = Printer {
         settings,
-        trends: Trends::new(&settings.history),
+        history: History::new(settings.history.clone()),
         device_missing: false,
         printed: 0,
         out,
@@ -103,7 +79,8 @@ pub fn run(
 /// The loop's state between ticks.
 struct Printer<'a> {
     settings: &'a Settings,
-    trends: Trends,
+    /// Carried from tick to tick: every JSON Lines document's `trends`.
+    history: History,
     /// The unknown `--dev` warning was told and still holds.
     device_missing: bool,
     printed: u64,
@@ -140,13 +117,13 @@ impl Printer<'_> {
             Some(_) => {}
             None => self.device_missing = false,
         }
-        self.trends.observe(&snapshot);
+        self.history.push(&snapshot);
         let text = match self.settings.mode {
             Mode::BatchJson => match json_line(
                 &snapshot,
                 filter,
                 &self.settings.report.thresholds,
-                Some(&self.trends.fields(&snapshot, filter)),
+                Some(&trend_fields(&self.history, &snapshot, filter)),
             ) {
                 Ok(line) => line,
                 Err(e) => return self.end(Err(e.into())),

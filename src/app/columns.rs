@@ -1,93 +1,45 @@
-//! The top-consumers table's columns: titles, widths, which sort key each
-//! stands for, and which are dropped first on narrow terminals.
+//! The top-consumers table on screen: how wide each column is and which are
+//! dropped first on narrow terminals. What the columns are and what their
+//! cells say is `model::consumer_table`, shared with the `--once` report.
 
 use crate::model::ResourceType;
-use crate::model::consumers::SortKey;
+pub use crate::model::consumer_table::ConsumerColumn;
+use crate::model::consumer_table::columns;
 use crate::model::filter::Filter;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConsumerColumn {
-    Pid,
-    User,
-    Name,
-    Container,
-    Count(ResourceType),
-    MrBytes,
-    ErrQps,
-    /// A sparkline of the count over the trend window (`t` shows them).
-    Trend(ResourceType),
+/// Width wanted (NAME grows into whatever is left).
+pub fn column_width(column: ConsumerColumn) -> u16 {
+    match column {
+        ConsumerColumn::Pid => 7,
+        ConsumerColumn::User => 8,
+        ConsumerColumn::Name => 14,
+        ConsumerColumn::Container => 12,
+        ConsumerColumn::Pod => 24,
+        ConsumerColumn::Count(_) => 6,
+        ConsumerColumn::MrBytes => 9,
+        ConsumerColumn::ErrQps => 4,
+        ConsumerColumn::Trend(_) => 8,
+    }
 }
 
-impl ConsumerColumn {
-    pub fn title(self) -> &'static str {
-        match self {
-            ConsumerColumn::Pid => "PID",
-            ConsumerColumn::User => "USER",
-            ConsumerColumn::Name => "NAME",
-            ConsumerColumn::Container => "CONTAINER",
-            ConsumerColumn::Count(t) => t.label(),
-            ConsumerColumn::MrBytes => "MR BYTES",
-            ConsumerColumn::ErrQps => "ERR",
-            ConsumerColumn::Trend(ResourceType::Qp) => "QP TREND",
-            ConsumerColumn::Trend(ResourceType::Mr) => "MR TREND",
-            ConsumerColumn::Trend(_) => "TREND",
-        }
-    }
-
-    /// Width wanted (NAME grows into whatever is left).
-    pub fn width(self) -> u16 {
-        match self {
-            ConsumerColumn::Pid => 7,
-            ConsumerColumn::User => 8,
-            ConsumerColumn::Name => 14,
-            ConsumerColumn::Container => 12,
-            ConsumerColumn::Count(ResourceType::CmId) => 6,
-            ConsumerColumn::Count(_) => 6,
-            ConsumerColumn::MrBytes => 9,
-            ConsumerColumn::ErrQps => 4,
-            ConsumerColumn::Trend(_) => 8,
-        }
-    }
-
-    pub fn right_aligned(self) -> bool {
-        !matches!(
-            self,
-            ConsumerColumn::User | ConsumerColumn::Name | ConsumerColumn::Container
-        )
-    }
-
-    pub fn sort_key(self) -> SortKey {
-        match self {
-            ConsumerColumn::Pid => SortKey::Pid,
-            ConsumerColumn::User => SortKey::User,
-            ConsumerColumn::Name => SortKey::Name,
-            ConsumerColumn::Container => SortKey::Container,
-            ConsumerColumn::Count(t) => SortKey::Count(t),
-            ConsumerColumn::MrBytes => SortKey::MrBytes,
-            ConsumerColumn::ErrQps => SortKey::ErrQps,
-            ConsumerColumn::Trend(t) => SortKey::Count(t),
-        }
-    }
-
-    /// Lower goes first when the terminal is too narrow; PID, NAME and QP
-    /// stay. Sparklines, when asked for, go after the minor counts.
-    fn keep_priority(self) -> u8 {
-        match self {
-            ConsumerColumn::Container => 0,
-            ConsumerColumn::User => 1,
-            ConsumerColumn::Count(ResourceType::Srq) => 2,
-            ConsumerColumn::Count(ResourceType::Ctx) => 3,
-            ConsumerColumn::Count(ResourceType::CmId) => 4,
-            ConsumerColumn::Count(ResourceType::Pd) => 5,
-            ConsumerColumn::Count(ResourceType::Cq) => 6,
-            ConsumerColumn::Trend(ResourceType::Qp) => 11,
-            ConsumerColumn::Trend(_) => 7,
-            ConsumerColumn::Count(ResourceType::Mr) => 8,
-            ConsumerColumn::ErrQps => 9,
-            ConsumerColumn::MrBytes => 10,
-            ConsumerColumn::Pid
-            | ConsumerColumn::Name
-            | ConsumerColumn::Count(ResourceType::Qp) => u8::MAX,
+/// Lower goes first when the terminal is too narrow; PID, NAME and QP
+/// stay. Sparklines, when asked for, go after the minor counts.
+fn keep_priority(column: ConsumerColumn) -> u8 {
+    match column {
+        ConsumerColumn::Container | ConsumerColumn::Pod => 0,
+        ConsumerColumn::User => 1,
+        ConsumerColumn::Count(ResourceType::Srq) => 2,
+        ConsumerColumn::Count(ResourceType::Ctx) => 3,
+        ConsumerColumn::Count(ResourceType::CmId) => 4,
+        ConsumerColumn::Count(ResourceType::Pd) => 5,
+        ConsumerColumn::Count(ResourceType::Cq) => 6,
+        ConsumerColumn::Trend(ResourceType::Qp) => 11,
+        ConsumerColumn::Trend(_) => 7,
+        ConsumerColumn::Count(ResourceType::Mr) => 8,
+        ConsumerColumn::ErrQps => 9,
+        ConsumerColumn::MrBytes => 10,
+        ConsumerColumn::Pid | ConsumerColumn::Name | ConsumerColumn::Count(ResourceType::Qp) => {
+            u8::MAX
         }
     }
 }
@@ -95,32 +47,7 @@ impl ConsumerColumn {
 /// Every column in display order (and the order `s`/`>` cycles through),
 /// leaving out resource types the filter hides.
 pub fn consumer_columns(filter: &Filter) -> Vec<ConsumerColumn> {
-    let mut cols = vec![
-        ConsumerColumn::Pid,
-        ConsumerColumn::User,
-        ConsumerColumn::Name,
-        ConsumerColumn::Container,
-    ];
-    for t in [ResourceType::Qp, ResourceType::Cq, ResourceType::Mr] {
-        if filter.shows_type(t) {
-            cols.push(ConsumerColumn::Count(t));
-        }
-    }
-    if filter.shows_type(ResourceType::Mr) {
-        cols.push(ConsumerColumn::MrBytes);
-    }
-    for t in [
-        ResourceType::Pd,
-        ResourceType::Ctx,
-        ResourceType::Srq,
-        ResourceType::CmId,
-    ] {
-        if filter.shows_type(t) {
-            cols.push(ConsumerColumn::Count(t));
-        }
-    }
-    cols.push(ConsumerColumn::ErrQps);
-    cols
+    columns(filter)
 }
 
 /// A column placed on screen.
@@ -162,18 +89,18 @@ pub fn fit_consumer_columns_with(
     let mut cols = consumer_columns_with(filter, sparklines);
     let needed = |cols: &[ConsumerColumn]| -> u32 {
         cols.iter()
-            .map(|c| u32::from(c.width()) + u32::from(GAP))
+            .map(|c| u32::from(column_width(*c)) + u32::from(GAP))
             .sum::<u32>()
     };
     while needed(&cols) > u32::from(width) {
         let Some((i, c)) = cols
             .iter()
             .enumerate()
-            .min_by_key(|(_, c)| c.keep_priority())
+            .min_by_key(|(_, c)| keep_priority(**c))
         else {
             break;
         };
-        if c.keep_priority() == u8::MAX {
+        if keep_priority(*c) == u8::MAX {
             break;
         }
         cols.remove(i);
@@ -182,7 +109,7 @@ pub fn fit_consumer_columns_with(
     let mut x: u16 = 0;
     let mut out = Vec::with_capacity(cols.len());
     for c in cols {
-        let mut w = c.width();
+        let mut w = column_width(c);
         if c == ConsumerColumn::Name {
             w = w.saturating_add(u16::try_from(spare.min(24)).unwrap_or(0));
         }
@@ -207,7 +134,7 @@ mod tests {
     fn titles(width: u16) -> Vec<&'static str> {
         fit_consumer_columns(&Filter::default(), width)
             .iter()
-            .map(|p| p.column.title())
+            .map(|p| p.column.header())
             .collect()
     }
 
@@ -223,7 +150,7 @@ mod tests {
                 "QP",
                 "CQ",
                 "MR",
-                "MR BYTES",
+                "MR-BYTES",
                 "PD",
                 "CTX",
                 "SRQ",
@@ -238,7 +165,7 @@ mod tests {
         let t = titles(80);
         assert!(!t.contains(&"CONTAINER"));
         assert!(!t.contains(&"USER"));
-        assert!(t.contains(&"MR BYTES"));
+        assert!(t.contains(&"MR-BYTES"));
         assert!(t.contains(&"ERR"));
     }
 
@@ -257,11 +184,11 @@ mod tests {
         };
         let cols: Vec<_> = consumer_columns(&filter)
             .iter()
-            .map(|c| c.title())
+            .map(|c| c.header())
             .collect();
         assert_eq!(
             cols,
-            ["PID", "USER", "NAME", "CONTAINER", "MR", "MR BYTES", "ERR"]
+            ["PID", "USER", "NAME", "CONTAINER", "MR", "MR-BYTES", "ERR"]
         );
     }
 
@@ -270,7 +197,7 @@ mod tests {
         let with = |width| -> Vec<&'static str> {
             fit_consumer_columns_with(&Filter::default(), width, true)
                 .iter()
-                .map(|p| p.column.title())
+                .map(|p| p.column.header())
                 .collect()
         };
         assert_eq!(with(160).last(), Some(&"MR TREND"));

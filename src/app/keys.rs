@@ -1,6 +1,25 @@
 //! Keys to actions, and the key list the help overlay shows.
 
+use crate::model::ResourceType;
+use crate::model::consumers::SortKey;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// Direct sort keys of the consumers table, as htop's `P` `M` `T`.
+pub const SORT_KEYS: [(char, SortKey); 8] = [
+    ('P', SortKey::Pid),
+    ('U', SortKey::User),
+    ('N', SortKey::Name),
+    ('Q', SortKey::Count(ResourceType::Qp)),
+    ('C', SortKey::Count(ResourceType::Cq)),
+    ('M', SortKey::Count(ResourceType::Mr)),
+    ('B', SortKey::MrBytes),
+    ('E', SortKey::ErrQps),
+];
+
+/// The direct sort key of `key`, if it has one.
+pub fn sort_key_char(key: SortKey) -> Option<char> {
+    SORT_KEYS.iter().find(|(_, k)| *k == key).map(|(c, _)| *c)
+}
 
 /// What a key asks for, independent of the screen it is pressed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +44,10 @@ pub enum Action {
     Filter,
     SortNext,
     SortPrev,
+    /// `F6`: the sort menu.
+    SortMenu,
+    /// `P`, `Q`, `M`, ...: sort the consumers by this column (again: reverse).
+    SortBy(SortKey),
     Reverse,
     Freeze,
     IntervalLonger,
@@ -77,6 +100,14 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('/') => Action::Filter,
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
         KeyCode::Char('<') => Action::SortPrev,
+        KeyCode::F(6) => Action::SortMenu,
+        KeyCode::Char(c) if SORT_KEYS.iter().any(|(k, _)| *k == c) => {
+            let key = SORT_KEYS
+                .iter()
+                .find(|(k, _)| *k == c)
+                .map(|(_, key)| *key)?;
+            Action::SortBy(key)
+        }
         KeyCode::Char('r') => Action::Reverse,
         KeyCode::Char(' ') | KeyCode::Char('f') => Action::Freeze,
         KeyCode::Char('+') | KeyCode::Char('=') => Action::IntervalLonger,
@@ -112,7 +143,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Home End  g G", "first / last row"),
     (
         "Enter",
-        "drill down: the process's objects (or the QP's owner)",
+        "open: a process's objects, a device's view, a QP's owner",
     ),
     ("e", "ERROR-QP pane: every QP in ERR/SQE, oldest first"),
     ("a", "alerts: leak suspects, lingering ERR QPs, warnings"),
@@ -125,8 +156,13 @@ pub const HELP: &[(&str, &str)] = &[
         "/",
         "filter: name, pid, user, container, device (Enter/Esc)",
     ),
-    ("s  >", "sort by the next column"),
-    ("<", "sort by the previous column"),
+    ("s  >", "sort by the next column shown"),
+    ("<", "sort by the previous column shown"),
+    (
+        "P U N Q C M B E",
+        "sort by PID, USER, NAME, QP, CQ, MR, MR-BYTES, ERR",
+    ),
+    ("F6", "sort menu: choose the column to sort by"),
     ("r", "reverse the sort order"),
     (
         "Space  f",
@@ -180,6 +216,11 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::Char('>'))), Some(Action::SortNext));
         assert_eq!(action_for(key(KeyCode::Char('3'))), Some(Action::Tab(2)));
         assert_eq!(action_for(key(KeyCode::Char('x'))), None);
+        assert_eq!(action_for(key(KeyCode::F(6))), Some(Action::SortMenu));
+        assert_eq!(
+            action_for(key(KeyCode::Char('M'))),
+            Some(Action::SortBy(SortKey::Count(ResourceType::Mr)))
+        );
     }
 
     #[test]

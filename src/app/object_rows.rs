@@ -3,8 +3,8 @@
 
 use super::object_table::{Cell, Column, Row};
 use crate::model::consumers::SortDirection;
-use crate::model::error_qps::ErrorQp;
-use crate::model::{Object, QpState, ResourceType, Snapshot};
+use crate::model::history::ErrorQpInsight;
+use crate::model::{Object, ResourceType, Snapshot};
 
 /// How a drill-down tab is sorted when first shown: largest MRs first,
 /// everything else by id.
@@ -181,18 +181,6 @@ fn qp_ranges(ranges: &[(u32, u32)]) -> String {
         .join(",")
 }
 
-/// How long an ERROR QP has been in its state, as the history tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ErrorAge {
-    pub ms: u64,
-    /// Already in that state when restop started watching.
-    pub lower_bound: bool,
-    /// Older than the alert threshold.
-    pub lingering: bool,
-    /// The state it was seen in before, when it was seen.
-    pub previous: Option<QpState>,
-}
-
 /// The ERROR-QP pane's AGE column, sorted on by default (oldest first).
 pub const ERROR_AGE_COLUMN: usize = 6;
 
@@ -214,7 +202,8 @@ pub fn error_columns() -> Vec<Column> {
     ]
 }
 
-pub fn error_row(e: &ErrorQp, age: Option<ErrorAge>) -> Row {
+pub fn error_row(insight: &ErrorQpInsight) -> Row {
+    let (e, age) = (&insight.qp, insight.age);
     let q = &e.qp;
     Row {
         id: (

@@ -3,6 +3,7 @@
 //! renderer decides how each cell is written.
 
 use super::cursor::Cursor;
+use super::layout::fit_columns;
 use crate::model::OwnerKey;
 use crate::model::consumers::SortDirection;
 use std::cmp::Ordering;
@@ -194,6 +195,13 @@ impl ObjectTable {
         self.cursor.selected = self.cursor.selected.min(self.rows.len().saturating_sub(1));
         self.remember_selection();
     }
+}
+
+/// Places a table's columns the same way the renderer does.
+pub fn table_columns(table: &ObjectTable, width: u16) -> Vec<(u16, u16)> {
+    let widths: Vec<u16> = table.columns.iter().map(|c| c.width).collect();
+    // Natural widths: a stretched middle column would push numbers far apart.
+    fit_columns(&widths, None, width)
 }
 
 #[cfg(test)]

@@ -1,41 +1,24 @@
-//! The application state: what is shown, how it is sorted, filtered and
-//! navigated. Changed only by `App::update` (see `update.rs`).
+//! The application state: what is shown, how it is filtered, and the stack
+//! of screens over the main one. Changed only by `App::update` (see `update.rs`).
+//!
+//! What every screen reads (the shown snapshot, filters, history) lives here;
+//! what one screen shows (its rows, cursor, sort) lives in that screen
+//! (`screens/`).
 
 use super::config::AppConfig;
-use super::cursor::Cursor;
-use super::devices_view::{DeviceRow, device_rows};
-use super::drill::{DetailState, DrillView, scope_covers};
 use super::layout::{self, FrameLayout, MainLayout};
-use super::object_rows::{ERROR_AGE_COLUMN, error_columns, error_row};
-use super::object_table::ObjectTable;
 use super::replay::ReplayState;
-use super::trends_view::{
-    ALERT_AGE_COLUMN, TrendViews, alert_columns, alert_rows, baseline_deltas, error_age,
-    sort_by_delta,
-};
-use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
-use crate::model::error_qps::error_qps;
+use super::screens::drill::DrillView;
+use super::screens::help::HelpScreen;
+use super::screens::main::MainScreen;
+use super::screens::{Ctx, Pane};
+use crate::model::consumers::Consumer;
 use crate::model::filter::Filter;
-use crate::model::history::{BaselineDelta, History};
+use crate::model::history::{History, Insights};
 use crate::model::{DetailScope, OwnerKey, Snapshot, SourceKind};
 use ratatui::layout::Rect;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::time::Duration;
-
-/// A screen pushed over the main screen; `Esc` pops it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Screen {
-    Drill(Box<DrillView>),
-    ErrorQps,
-    Alerts,
-}
-
-/// Which main-screen pane the movement keys act on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Focus {
-    Devices,
-    Consumers,
-}
 
 /// The `/` filter being typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,36 +55,42 @@ pub struct App {
     /// Command-line filters plus the `/` text.
     pub filter: Filter,
     pub filter_edit: Option<FilterEdit>,
-    pub sort: SortKey,
-    pub direction: SortDirection,
-
-    pub devices: Vec<DeviceRow>,
-    pub device_cursor: Cursor,
-    pub consumers: Vec<Consumer>,
-    pub consumer_cursor: Cursor,
-    /// The selected consumer, followed across refreshes and re-sorts.
-    pub(super) selected_owner: Option<OwnerKey>,
-    pub focus: Focus,
-    pub errors: ObjectTable,
 
     /// Every snapshot received, frozen or not: trends, ERROR-QP ages, baseline.
     pub history: History,
-    /// What the history says about the shown snapshot.
-    pub trend_views: TrendViews,
+    /// What the history says about the shown snapshot, under the filters.
+    pub insights: Insights,
     /// Sparklines shown (`t`).
     pub sparklines: bool,
-    /// Per consumer, the change since the baseline (empty without one).
-    pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
-    /// The alerts panel: the snapshot's warnings and the history's alerts.
-    pub alerts: ObjectTable,
 
-    pub screens: Vec<Screen>,
-    /// Help overlay open, scrolled this many lines.
-    pub help: Option<u16>,
+    /// The main screen, always under the others.
+    pub main: MainScreen,
+    /// Screens opened over the main one, the top one shown; `Esc` pops it.
+    pub screens: Vec<Box<dyn Pane>>,
     pub quitting: bool,
     /// Playing a recording (`--replay`): position, speed, pace.
     pub replay: Option<ReplayState>,
 }
+
+/// The context every screen reads, borrowed field by field so that a screen
+/// of the same `App` can be borrowed mutably beside it.
+macro_rules! ctx {
+    ($app:expr) => {
+        $crate::app::screens::Ctx {
+            snapshot: $app.shown.as_ref(),
+            details: &$app.shown_details,
+            frozen: $app.frozen,
+            replaying: $app.replay.is_some(),
+            filter: &$app.filter,
+            history: &$app.history,
+            insights: &$app.insights,
+            config: &$app.config,
+            body: $crate::app::layout::frame_layout($app.size).body,
+            sparklines: $app.sparklines,
+        }
+    };
+}
+pub(super) use ctx;
 
 impl App {
     pub fn new(config: AppConfig, source: SourceKind) -> App {
@@ -119,22 +108,11 @@ impl App {
             requested_details: DetailScope::ErrorsOnly,
             filter: config.filter.clone(),
             filter_edit: None,
-            sort: config.sort,
-            direction: config.direction,
-            devices: Vec::new(),
-            device_cursor: Cursor::default(),
-            consumers: Vec::new(),
-            consumer_cursor: Cursor::default(),
-            selected_owner: None,
-            focus: Focus::Consumers,
-            errors: ObjectTable::new(error_columns(), ERROR_AGE_COLUMN, SortDirection::Descending),
             history: History::new(config.history.clone()),
-            trend_views: TrendViews::default(),
+            insights: Insights::default(),
             sparklines: false,
-            deltas: BTreeMap::new(),
-            alerts: ObjectTable::new(alert_columns(), ALERT_AGE_COLUMN, SortDirection::Descending),
+            main: MainScreen::new(config.sort, config.direction),
             screens: Vec::new(),
-            help: None,
             quitting: false,
             replay: None,
             config,
@@ -152,26 +130,61 @@ impl App {
         self.shown.as_ref()
     }
 
-    pub fn screen(&self) -> Option<&Screen> {
-        self.screens.last()
+    /// What the screens read, for drawing.
+    pub fn ctx(&self) -> Ctx<'_> {
+        ctx!(self)
+    }
+
+    /// The screen on top (the main screen when none is open).
+    pub fn top(&self) -> &dyn Pane {
+        match self.screens.last() {
+            Some(p) => p.as_ref(),
+            None => &self.main,
+        }
+    }
+
+    /// The ids of the screens opened over the main one, bottom first.
+    pub fn screen_ids(&self) -> Vec<&'static str> {
+        self.screens.iter().map(|s| s.id()).collect()
+    }
+
+    /// The screen drawn in the body: the top one that is not an overlay.
+    pub fn page(&self) -> &dyn Pane {
+        match self.screens.iter().rev().find(|s| !s.overlay()) {
+            Some(p) => p.as_ref(),
+            None => &self.main,
+        }
+    }
+
+    /// The top screen, if it is of type `T`.
+    pub fn top_as<T: Pane>(&self) -> Option<&T> {
+        self.screens.last()?.as_any().downcast_ref::<T>()
+    }
+
+    /// Whether the main screen is the one drawn (overlays aside).
+    pub fn on_main(&self) -> bool {
+        self.screens.iter().all(|s| s.overlay())
+    }
+
+    /// The topmost open screen of type `T`.
+    pub fn find_screen<T: Pane>(&self) -> Option<&T> {
+        self.screens
+            .iter()
+            .rev()
+            .find_map(|s| s.as_any().downcast_ref::<T>())
     }
 
     pub fn drill(&self) -> Option<&DrillView> {
-        match self.screens.last() {
-            Some(Screen::Drill(d)) => Some(d),
-            _ => None,
-        }
+        self.top_as::<DrillView>()
     }
 
-    pub(super) fn drill_mut(&mut self) -> Option<&mut DrillView> {
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => Some(d),
-            _ => None,
-        }
+    /// The help overlay's scroll, while it is open.
+    pub fn help_scroll(&self) -> Option<u16> {
+        self.top_as::<HelpScreen>().map(|h| h.scroll)
     }
 
     pub fn selected_consumer(&self) -> Option<&Consumer> {
-        self.consumers.get(self.consumer_cursor.selected)
+        self.main.selected_consumer()
     }
 
     pub fn frame_layout(&self) -> FrameLayout {
@@ -179,7 +192,7 @@ impl App {
     }
 
     pub fn main_layout(&self) -> MainLayout {
-        layout::main_layout(self.frame_layout().body, self.devices.len())
+        self.main.layout(self.frame_layout().body)
     }
 
     /// A new snapshot: shown at once, or kept aside while frozen.
@@ -195,7 +208,6 @@ impl App {
     }
 
     fn show(&mut self, snapshot: Snapshot, details: DetailScope) {
-        self.trend_views = TrendViews::of(&self.history, &snapshot);
         self.shown = Some(snapshot);
         self.shown_details = details;
         self.refresh();
@@ -214,68 +226,19 @@ impl App {
         }
     }
 
-    /// Recomputes every view from the shown snapshot: once per snapshot or
+    /// Recomputes every screen from the shown snapshot: once per snapshot or
     /// filter change, never per frame.
     pub(super) fn refresh(&mut self) {
         let Some(snapshot) = self.shown.as_ref() else {
             return;
         };
-        self.devices = device_rows(snapshot, &self.filter);
-        self.consumers = consumers(snapshot, &self.filter);
-        self.deltas = baseline_deltas(&self.history, snapshot, &self.consumers, &self.filter);
-        sort_consumers(&mut self.consumers, self.sort, self.direction);
-        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
-        let at_ms = self.trend_views.at_ms;
-        let errors: Vec<_> = error_qps(snapshot, &self.filter)
-            .iter()
-            .map(|e| error_row(e, error_age(&self.history, e, at_ms)))
-            .collect();
-        self.errors.set_rows(errors);
-        self.alerts.set_rows(alert_rows(
-            &snapshot.meta.warnings,
-            &self.trend_views.alerts,
-            at_ms,
-        ));
-
-        if self.screens.iter().any(|s| matches!(s, Screen::Drill(_))) {
-            // The drill-down is about one owner whatever the text filter says.
-            let unfiltered = Filter {
-                text: None,
-                pid: None,
-                state: None,
-                ..self.filter.clone()
-            };
-            let all = consumers(snapshot, &unfiltered);
-            for screen in &mut self.screens {
-                if let Screen::Drill(d) = screen {
-                    d.refresh(
-                        snapshot,
-                        &all,
-                        &self.filter,
-                        &self.shown_details,
-                        self.frozen,
-                    );
-                    // A recording cannot be asked for more than it kept.
-                    if self.replay.is_some() && d.details != DetailState::Loaded {
-                        d.details = DetailState::NotRecorded;
-                    }
-                }
-            }
+        self.insights = self.history.insights(snapshot, &self.filter);
+        let ctx = ctx!(self);
+        self.main.refresh(&ctx);
+        for screen in &mut self.screens {
+            screen.refresh(&ctx);
         }
-        self.restore_consumer_selection();
         self.settle_cursors();
-    }
-
-    pub(super) fn resort_consumers(&mut self) {
-        self.sort_consumer_rows();
-        self.restore_consumer_selection();
-        self.settle_cursors();
-    }
-
-    /// Sorts by the chosen column; with a baseline, counts sort by their change.
-    fn sort_consumer_rows(&mut self) {
-        sort_consumers(&mut self.consumers, self.sort, self.direction);
-        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
     }
 
     /// `b`: marks the snapshot on screen as the baseline, or clears it.
@@ -288,59 +251,33 @@ impl App {
         self.refresh();
     }
 
-    fn restore_consumer_selection(&mut self) {
-        if let Some(owner) = &self.selected_owner
-            && let Some(i) = self.consumers.iter().position(|c| &c.owner == owner)
-        {
-            self.consumer_cursor.selected = i;
-        }
-        self.remember_consumer();
-    }
-
-    pub(super) fn remember_consumer(&mut self) {
-        let len = self.consumers.len();
-        self.consumer_cursor.selected = self.consumer_cursor.selected.min(len.saturating_sub(1));
-        self.selected_owner = self.selected_consumer().map(|c| c.owner.clone());
-    }
-
     /// Keeps every selection inside its list and visible in its viewport.
     pub(super) fn settle_cursors(&mut self) {
-        let main = self.main_layout();
-        let body = self.frame_layout().body;
-        self.device_cursor
-            .settle(self.devices.len(), usize::from(main.devices.rows.height));
-        self.consumer_cursor.settle(
-            self.consumers.len(),
-            usize::from(main.consumers.rows.height),
-        );
-        let errors_h = layout::errors_layout(body).rows.height;
-        self.errors
-            .cursor
-            .settle(self.errors.rows.len(), usize::from(errors_h));
-        self.alerts
-            .cursor
-            .settle(self.alerts.rows.len(), usize::from(errors_h));
-        let drill_h = layout::drill_layout(body).table.rows.height;
+        let ctx = ctx!(self);
+        self.main.settle(&ctx);
         for screen in &mut self.screens {
-            if let Screen::Drill(d) = screen {
-                let len = d.table.rows.len();
-                d.table.cursor.settle(len, usize::from(drill_h));
-            }
+            screen.settle(&ctx);
         }
     }
 
-    /// The detail scope the open drill-downs need.
+    /// Opens `screen` over the others, filled from the shown snapshot.
+    pub(super) fn open(&mut self, mut screen: Box<dyn Pane>) {
+        let ctx = ctx!(self);
+        screen.refresh(&ctx);
+        screen.settle(&ctx);
+        self.screens.push(screen);
+    }
+
+    /// The detail scope the open screens need.
     pub(super) fn wanted_details(&self) -> DetailScope {
         let mut pids = BTreeSet::new();
-        for screen in &self.screens {
-            if let Screen::Drill(d) = screen {
-                match d.owner.pid() {
-                    Some(pid) => {
-                        pids.insert(pid);
-                    }
-                    // Kernel and unattributed owners have no pid to ask for.
-                    None => return DetailScope::All,
+        for owner in self.screens.iter().filter_map(|s| s.wants_objects_of()) {
+            match owner.pid() {
+                Some(pid) => {
+                    pids.insert(pid);
                 }
+                // Kernel and unattributed owners have no pid to ask for.
+                None => return DetailScope::All,
             }
         }
         if pids.is_empty() {
@@ -352,6 +289,6 @@ impl App {
 
     /// Whether the shown snapshot has the objects of `owner` in full.
     pub fn has_details_for(&self, owner: &OwnerKey) -> bool {
-        scope_covers(&self.shown_details, owner)
+        super::screens::drill::scope_covers(&self.shown_details, owner)
     }
 }

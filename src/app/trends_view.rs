@@ -1,99 +1,13 @@
-//! What the history adds to the views of the shown snapshot: trends and
-//! sparklines, ERROR-QP ages, deltas since the baseline, and the alerts panel.
-//! Computed once per shown snapshot (or filter change), read when drawing.
+//! How the TUI shows what the history says (`model::history::Insights`):
+//! deltas since the baseline in the consumers table, and the alerts panel's rows.
 
-use super::object_rows::ErrorAge;
 use super::object_table::{Cell, Column, Row};
 use crate::model::consumers::{Consumer, SortDirection, SortKey};
-use crate::model::error_qps::ErrorQp;
 use crate::model::filter::Filter;
-use crate::model::history::{
-    Alert, AlertKind, BaselineDelta, History, OwnerHoldings, OwnerTrend, QpKey,
-};
-use crate::model::{OwnerKey, ResourceType, Snapshot, Warning};
+use crate::model::history::{Alert, AlertKind, BaselineDelta, History, OwnerHoldings};
+use crate::model::{OwnerKey, Snapshot, Warning};
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-
-/// The history as of the shown snapshot.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TrendViews {
-    /// Collection time of the shown snapshot: the end of every window.
-    pub at_ms: u64,
-    /// Every owner of the shown snapshot with a history.
-    pub owners: BTreeMap<OwnerKey, OwnerTrend>,
-    /// Per device name and type, the count over the window (for sparklines).
-    pub devices: BTreeMap<(String, ResourceType), Vec<u64>>,
-    /// The history's alerts (the snapshot's own warnings are added in the panel).
-    pub alerts: Vec<Alert>,
-}
-
-impl TrendViews {
-    pub fn of(history: &History, snapshot: &Snapshot) -> TrendViews {
-        let at_ms = snapshot.meta.collected_at_ms;
-        let mut owners = BTreeMap::new();
-        for tally in &snapshot.tallies {
-            if owners.contains_key(&tally.owner) {
-                continue;
-            }
-            if let Some(trend) = history.owner_trend_at(&tally.owner, at_ms) {
-                owners.insert(tally.owner.clone(), trend);
-            }
-        }
-        let mut devices = BTreeMap::new();
-        for d in &snapshot.devices {
-            for t in d.usage.0.keys() {
-                devices.insert(
-                    (d.name.clone(), *t),
-                    history.device_series(&d.name, *t, at_ms),
-                );
-            }
-        }
-        TrendViews {
-            at_ms,
-            owners,
-            devices,
-            alerts: history.alerts_at(&history.config().alerts, at_ms),
-        }
-    }
-
-    pub fn owner(&self, owner: &OwnerKey) -> Option<&OwnerTrend> {
-        self.owners.get(owner)
-    }
-
-    pub fn device_series(&self, device: &str, t: ResourceType) -> &[u64] {
-        self.devices
-            .get(&(device.to_string(), t))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-    }
-
-    pub fn leak_suspects(&self) -> usize {
-        self.owners.values().filter(|t| t.leak_suspect()).count()
-    }
-}
-
-/// The age of an ERROR QP as of `at_ms`, from the history.
-pub fn error_age(history: &History, e: &ErrorQp, at_ms: u64) -> Option<ErrorAge> {
-    let key = QpKey {
-        device: e.device.clone(),
-        port: e.qp.port,
-        lqpn: e.qp.lqpn,
-        owner: e.qp.owner.clone(),
-    };
-    let entry = history.error_entry(&key)?;
-    if entry.first_seen_ms > at_ms || entry.state != e.qp.state {
-        // It left that state and came back after the frozen snapshot.
-        return None;
-    }
-    let ms = at_ms - entry.first_seen_ms;
-    let linger = history.config().alerts.error_qp_linger.as_millis();
-    Some(ErrorAge {
-        ms,
-        lower_bound: entry.since_history_start,
-        lingering: u128::from(ms) >= linger,
-        previous: entry.previous_state,
-    })
-}
 
 /// Change since the baseline of every consumer, over the devices the filter shows.
 pub fn baseline_deltas(

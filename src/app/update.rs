@@ -1,16 +1,14 @@
 //! `App::update`: every state change, one event at a time.
 
-use super::columns::{consumer_columns, fit_consumer_columns_with};
-use super::config::{default_direction, longer_interval, shorter_interval};
-use super::cursor::{Cursor, visible_offset};
-use super::drill::DrillView;
+use super::config::{longer_interval, shorter_interval};
 use super::event::{Command, Event};
-use super::keys::{Action, HELP, action_for};
-use super::layout::{self, TablePane, contains, contains_y, fit_columns};
-use super::object_table::ObjectTable;
-use super::state::{App, FilterEdit, Focus, Screen};
-use crate::model::OwnerKey;
-use crate::model::consumers::SortKey;
+use super::keys::{Action, action_for};
+use super::screens::alerts::AlertsScreen;
+use super::screens::error_qps::ErrorQpScreen;
+use super::screens::help::HelpScreen;
+use super::screens::sort_menu::SortMenu;
+use super::screens::{Outcome, Pane};
+use super::state::{App, FilterEdit, ctx};
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -73,20 +71,19 @@ impl App {
         let Some(action) = action_for(key) else {
             return;
         };
-        if self.help.is_some() {
-            return self.on_help_action(action);
-        }
-        self.on_action(action, commands);
-    }
-
-    fn on_help_action(&mut self, action: Action) {
-        let max = u16::try_from(HELP.len()).unwrap_or(u16::MAX);
-        match action {
-            Action::Help | Action::Back | Action::Quit => self.help = None,
-            Action::Down => self.help = self.help.map(|s| (s + 1).min(max)),
-            Action::Up => self.help = self.help.map(|s| s.saturating_sub(1)),
-            Action::Home => self.help = Some(0),
-            _ => {}
+        let offered = match self.screens.last_mut() {
+            Some(top) => top.on_action(action),
+            None => Outcome::Pass,
+        };
+        match offered {
+            Outcome::Pass => self.on_action(action, commands),
+            Outcome::Handled => {}
+            Outcome::Close => self.back(),
+            Outcome::CloseAndSort(key) => {
+                self.screens.pop();
+                self.main.sort_to(key);
+                self.settle_cursors();
+            }
         }
     }
 
@@ -129,7 +126,7 @@ impl App {
     fn on_action(&mut self, action: Action, commands: &mut Vec<Command>) {
         match action {
             Action::Quit => self.quit(commands),
-            Action::Help => self.help = Some(0),
+            Action::Help => self.open(Box::new(HelpScreen::default())),
             Action::Back => self.back(),
             Action::Up => self.move_selection(-1),
             Action::Down => self.move_selection(1),
@@ -138,8 +135,8 @@ impl App {
             Action::Home => self.move_selection(isize::MIN / 2),
             Action::End => self.move_selection(isize::MAX / 2),
             Action::Enter => self.enter(),
-            Action::ErrorPane => self.toggle_pane(Screen::ErrorQps),
-            Action::AlertsPane => self.toggle_pane(Screen::Alerts),
+            Action::ErrorPane => self.toggle_pane(Box::new(ErrorQpScreen::default())),
+            Action::AlertsPane => self.toggle_pane(Box::new(AlertsScreen::default())),
             Action::Baseline => self.toggle_baseline(),
             Action::Sparklines => {
                 self.sparklines = !self.sparklines;
@@ -151,6 +148,17 @@ impl App {
                     previous: self.filter.text.clone(),
                 });
             }
+            Action::SortMenu if self.on_main() => {
+                let columns = self.main.visible_columns(&self.ctx());
+                let menu = SortMenu::new(columns, self.main.sort);
+                self.open(Box::new(menu));
+            }
+            Action::SortMenu => {}
+            Action::SortBy(key) if self.on_main() => {
+                self.main.sort_by(key);
+                self.settle_cursors();
+            }
+            Action::SortBy(_) => {}
             Action::SortNext => self.step_sort(1),
             Action::SortPrev => self.step_sort(-1),
             Action::Reverse => self.reverse_sort(),
@@ -163,9 +171,11 @@ impl App {
             Action::IntervalLonger | Action::IntervalShorter if self.replay.is_some() => {}
             Action::IntervalLonger => self.set_interval(longer_interval(self.interval), commands),
             Action::IntervalShorter => self.set_interval(shorter_interval(self.interval), commands),
-            Action::NextPane | Action::Right => self.next_pane(1, action),
-            Action::PrevPane | Action::Left => self.next_pane(-1, action),
-            Action::Tab(i) => self.select_tab_index(i),
+            Action::NextPane => self.next_pane(1, true),
+            Action::PrevPane => self.next_pane(-1, true),
+            Action::Right => self.next_pane(1, false),
+            Action::Left => self.next_pane(-1, false),
+            Action::Tab(i) => self.with_top(|pane, ctx| pane.select_tab(i, ctx)),
             Action::StepBack
             | Action::StepForward
             | Action::Slower
@@ -211,348 +221,78 @@ impl App {
         }
     }
 
-    fn page_rows(&self) -> isize {
-        let h = match self.screens.last() {
-            Some(Screen::Drill(_)) => {
-                layout::drill_layout(self.frame_layout().body)
-                    .table
-                    .rows
-                    .height
-            }
-            Some(Screen::ErrorQps | Screen::Alerts) => {
-                layout::errors_layout(self.frame_layout().body).rows.height
-            }
-            None => match self.focus {
-                Focus::Devices => self.main_layout().devices.rows.height,
-                Focus::Consumers => self.main_layout().consumers.rows.height,
-            },
+    /// Runs `f` on the top screen with the context beside it, then keeps
+    /// every cursor in view.
+    fn with_top<R>(&mut self, f: impl FnOnce(&mut dyn Pane, &super::screens::Ctx) -> R) -> R {
+        let ctx = ctx!(self);
+        let pane: &mut dyn Pane = match self.screens.last_mut() {
+            Some(p) => p.as_mut(),
+            None => &mut self.main,
         };
-        isize::try_from(h.max(2) - 1).unwrap_or(1)
+        let out = f(pane, &ctx);
+        self.settle_cursors();
+        out
+    }
+
+    fn page_rows(&self) -> isize {
+        isize::try_from(self.top().page_rows(&self.ctx())).unwrap_or(1)
     }
 
     fn move_selection(&mut self, delta: isize) {
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => move_table(&mut d.table, delta),
-            Some(Screen::ErrorQps) => move_table(&mut self.errors, delta),
-            Some(Screen::Alerts) => move_table(&mut self.alerts, delta),
-            None => match self.focus {
-                Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
-                Focus::Consumers => {
-                    self.consumer_cursor.move_by(delta, self.consumers.len());
-                    self.remember_consumer();
-                }
-            },
-        }
-        self.settle_cursors();
+        self.with_top(|pane, ctx| pane.move_selection(delta, ctx));
     }
 
     fn enter(&mut self) {
-        match self.screens.last() {
-            None if self.focus == Focus::Consumers => {
-                if let Some(owner) = self.selected_consumer().map(|c| c.owner.clone()) {
-                    self.open_drill(owner);
-                }
-            }
-            Some(Screen::ErrorQps) => {
-                let Some(row) = self.errors.selected() else {
-                    return;
-                };
-                let (Some(owner), id) = (row.owner.clone(), row.id) else {
-                    return;
-                };
-                self.open_drill(owner);
-                if let Some(d) = self.drill_mut() {
-                    // Land on the broken QP itself.
-                    d.table.select_id(id);
-                }
-                self.settle_cursors();
-            }
-            Some(Screen::Alerts) => {
-                if let Some(owner) = self.alerts.selected().and_then(|r| r.owner.clone()) {
-                    self.open_drill(owner);
-                }
-            }
-            _ => {}
+        if let Some(screen) = self.with_top(|pane, ctx| pane.enter(ctx)) {
+            self.open(screen);
         }
-    }
-
-    fn open_drill(&mut self, owner: OwnerKey) {
-        let view = DrillView::new(owner, &self.filter);
-        self.screens.push(Screen::Drill(Box::new(view)));
-        self.refresh();
     }
 
     /// Opens the ERROR-QP or alerts pane (`e`, `a`); the same key again, or
     /// from a screen opened over it, goes back to it.
-    fn toggle_pane(&mut self, pane: Screen) {
-        if self.screens.last() == Some(&pane) {
+    fn toggle_pane(&mut self, pane: Box<dyn Pane>) {
+        let id = pane.id();
+        if self.screens.last().is_some_and(|s| s.id() == id) {
             self.screens.pop();
-        } else if let Some(i) = self.screens.iter().position(|s| s == &pane) {
+        } else if let Some(i) = self.screens.iter().position(|s| s.id() == id) {
             self.screens.truncate(i + 1);
         } else {
-            self.screens.push(pane);
+            self.open(pane);
         }
         self.settle_cursors();
     }
 
     fn step_sort(&mut self, step: isize) {
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => d.table.next_sort_column(step),
-            Some(Screen::ErrorQps) => self.errors.next_sort_column(step),
-            Some(Screen::Alerts) => self.alerts.next_sort_column(step),
-            None => {
-                let cols = consumer_columns(&self.filter);
-                let n = cols.len() as isize;
-                let current = cols.iter().position(|c| c.sort_key() == self.sort);
-                let next = match current {
-                    Some(i) => (i as isize + step).rem_euclid(n) as usize,
-                    None => 0,
-                };
-                if let Some(c) = cols.get(next) {
-                    self.sort = c.sort_key();
-                    self.direction = default_direction(self.sort);
-                }
-                self.resort_consumers();
-            }
-        }
-        self.settle_cursors();
+        self.with_top(|pane, ctx| pane.step_sort(step, ctx));
     }
 
     fn reverse_sort(&mut self) {
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => d.table.reverse(),
-            Some(Screen::ErrorQps) => self.errors.reverse(),
-            Some(Screen::Alerts) => self.alerts.reverse(),
-            None => {
-                self.direction = self.direction.reversed();
-                self.resort_consumers();
-            }
-        }
-        self.settle_cursors();
+        self.with_top(|pane, ctx| pane.reverse_sort(ctx));
     }
 
-    /// Sorts the consumers by `key`; choosing the sorted column again reverses it.
-    fn sort_consumers_by(&mut self, key: SortKey) {
-        if self.sort == key {
-            self.direction = self.direction.reversed();
-        } else {
-            self.sort = key;
-            self.direction = default_direction(key);
-        }
-        self.resort_consumers();
-    }
-
-    fn next_pane(&mut self, step: isize, action: Action) {
-        let snapshot = self.shown.as_ref();
-        let filter = &self.filter;
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => d.step_tab(step, snapshot, filter),
-            Some(Screen::ErrorQps | Screen::Alerts) => {}
-            None => {
-                if matches!(action, Action::NextPane | Action::PrevPane) {
-                    self.focus = match self.focus {
-                        Focus::Devices => Focus::Consumers,
-                        Focus::Consumers => Focus::Devices,
-                    };
-                }
-            }
-        }
-        self.settle_cursors();
-    }
-
-    fn select_tab_index(&mut self, i: usize) {
-        let snapshot = self.shown.as_ref();
-        let filter = &self.filter;
-        if let Some(Screen::Drill(d)) = self.screens.last_mut()
-            && let Some(t) = d.tabs.get(i).copied()
-        {
-            d.select_tab(t, snapshot, filter);
-        }
-        self.settle_cursors();
+    fn next_pane(&mut self, step: isize, tab_key: bool) {
+        self.with_top(|pane, ctx| pane.next_pane(step, tab_key, ctx));
     }
 
     fn on_mouse(&mut self, mouse: MouseEvent) {
-        if self.help.is_some() {
-            if let MouseEventKind::Down(_) = mouse.kind {
-                self.help = None;
-            }
-            return;
+        let offered = match self.screens.last_mut() {
+            Some(top) => top.on_mouse(mouse.kind),
+            None => Outcome::Pass,
+        };
+        match offered {
+            Outcome::Pass => {}
+            Outcome::Handled | Outcome::CloseAndSort(_) => return,
+            Outcome::Close => return self.back(),
         }
         if self.filter_edit.is_some() {
             return;
         }
         let (x, y) = (mouse.column, mouse.row);
         match mouse.kind {
-            MouseEventKind::ScrollDown => self.wheel(x, y, WHEEL_ROWS),
-            MouseEventKind::ScrollUp => self.wheel(x, y, -WHEEL_ROWS),
-            MouseEventKind::Down(MouseButton::Left) => self.click(x, y),
+            MouseEventKind::ScrollDown => self.with_top(|p, ctx| p.wheel(x, y, WHEEL_ROWS, ctx)),
+            MouseEventKind::ScrollUp => self.with_top(|p, ctx| p.wheel(x, y, -WHEEL_ROWS, ctx)),
+            MouseEventKind::Down(MouseButton::Left) => self.with_top(|p, ctx| p.click(x, y, ctx)),
             _ => {}
-        }
-    }
-
-    fn wheel(&mut self, x: u16, y: u16, delta: isize) {
-        let body = self.frame_layout().body;
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => {
-                let pane = layout::drill_layout(body).table;
-                let len = d.table.rows.len();
-                d.table
-                    .cursor
-                    .scroll_by(delta, len, usize::from(pane.rows.height));
-                d.table.remember_selection();
-            }
-            Some(Screen::ErrorQps) => {
-                let pane = layout::errors_layout(body);
-                let len = self.errors.rows.len();
-                self.errors
-                    .cursor
-                    .scroll_by(delta, len, usize::from(pane.rows.height));
-                self.errors.remember_selection();
-            }
-            Some(Screen::Alerts) => {
-                let pane = layout::errors_layout(body);
-                let len = self.alerts.rows.len();
-                self.alerts
-                    .cursor
-                    .scroll_by(delta, len, usize::from(pane.rows.height));
-                self.alerts.remember_selection();
-            }
-            None => {
-                let main = self.main_layout();
-                if contains(main.devices.area(), x, y) {
-                    self.device_cursor.scroll_by(
-                        delta,
-                        self.devices.len(),
-                        usize::from(main.devices.rows.height),
-                    );
-                } else {
-                    self.consumer_cursor.scroll_by(
-                        delta,
-                        self.consumers.len(),
-                        usize::from(main.consumers.rows.height),
-                    );
-                    self.remember_consumer();
-                }
-            }
-        }
-    }
-
-    fn click(&mut self, x: u16, y: u16) {
-        let body = self.frame_layout().body;
-        if !contains(body, x, y) {
-            return;
-        }
-        match self.screens.last_mut() {
-            Some(Screen::Drill(d)) => {
-                let l = layout::drill_layout(body);
-                if contains_y(l.tabs, y) {
-                    let labels: Vec<String> = d
-                        .tabs
-                        .iter()
-                        .map(|t| tab_label(*t, d.consumer.as_ref().map(|c| c.counts.get(*t))))
-                        .collect();
-                    let hit = layout::tab_spans(&labels, l.tabs)
-                        .iter()
-                        .position(|(tx, w)| x >= *tx && x < tx.saturating_add(*w));
-                    if let Some(i) = hit {
-                        self.select_tab_index(i);
-                    }
-                } else {
-                    click_table(&mut d.table, &l.table, x, y);
-                }
-            }
-            Some(Screen::ErrorQps) => {
-                let pane = layout::errors_layout(body);
-                click_table(&mut self.errors, &pane, x, y);
-            }
-            Some(Screen::Alerts) => {
-                let pane = layout::errors_layout(body);
-                click_table(&mut self.alerts, &pane, x, y);
-            }
-            None => self.click_main(x, y),
-        }
-        self.settle_cursors();
-    }
-
-    fn click_main(&mut self, x: u16, y: u16) {
-        let main = self.main_layout();
-        if contains(main.devices.area(), x, y) {
-            self.focus = Focus::Devices;
-            if let Some(i) = main.devices.row_at(y) {
-                let len = self.devices.len();
-                let offset = visible_offset(
-                    self.device_cursor,
-                    len,
-                    usize::from(main.devices.rows.height),
-                );
-                if offset + i < len {
-                    self.device_cursor.selected = offset + i;
-                }
-            }
-            return;
-        }
-        let pane = main.consumers;
-        if !contains(pane.area(), x, y) {
-            return;
-        }
-        self.focus = Focus::Consumers;
-        if contains_y(pane.header, y) {
-            let placed =
-                fit_consumer_columns_with(&self.filter, pane.header.width, self.sparklines);
-            let rel = x.saturating_sub(pane.header.x);
-            if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
-                self.sort_consumers_by(p.column.sort_key());
-            }
-        } else if let Some(i) = pane.row_at(y) {
-            let len = self.consumers.len();
-            let offset = visible_offset(self.consumer_cursor, len, usize::from(pane.rows.height));
-            if offset + i < len {
-                self.consumer_cursor = Cursor {
-                    selected: offset + i,
-                    offset,
-                };
-                self.remember_consumer();
-            }
-        }
-    }
-}
-
-/// Label of a drill-down tab: type and how many objects the owner holds.
-pub fn tab_label(t: crate::model::ResourceType, count: Option<u64>) -> String {
-    format!(" {} {} ", t.label(), count.unwrap_or(0))
-}
-
-fn move_table(table: &mut ObjectTable, delta: isize) {
-    let len = table.rows.len();
-    table.cursor.move_by(delta, len);
-    table.remember_selection();
-}
-
-/// Places a generic table's columns the same way the renderer does.
-pub fn table_columns(table: &ObjectTable, width: u16) -> Vec<(u16, u16)> {
-    let widths: Vec<u16> = table.columns.iter().map(|c| c.width).collect();
-    // Natural widths: a stretched middle column would push numbers far apart.
-    fit_columns(&widths, None, width)
-}
-
-fn click_table(table: &mut ObjectTable, pane: &TablePane, x: u16, y: u16) {
-    if contains_y(pane.header, y) {
-        let rel = x.saturating_sub(pane.header.x);
-        let hit = table_columns(table, pane.header.width)
-            .iter()
-            .position(|(cx, w)| rel >= *cx && rel < cx.saturating_add(*w));
-        if let Some(col) = hit {
-            table.sort_by(col);
-        }
-    } else if let Some(i) = pane.row_at(y) {
-        let len = table.rows.len();
-        let offset = visible_offset(table.cursor, len, usize::from(pane.rows.height));
-        if offset + i < len {
-            table.cursor = Cursor {
-                selected: offset + i,
-                offset,
-            };
-            table.remember_selection();
         }
     }
 }

@@ -126,6 +126,26 @@ pub enum Command {
                       deployment: docs/exporter.md."
     )]
     Export(ExportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        long_about = "Print the completion script for SHELL on stdout, generated from \
+                      restop's own option definitions. Example: restop completions bash > \
+                      /etc/bash_completion.d/restop"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print restop's man pages (roff): restop(1), or restop-export(1) with `export`.
+    #[command(
+        long_about = "Print a man page in roff, generated from restop's own option \
+                      definitions: restop(1), or the page of a subcommand. Example: restop \
+                      man | man -l -"
+    )]
+    Man {
+        /// The subcommand whose page to print (`export`).
+        page: Option<String>,
+    },
 }
 
 impl Command {
@@ -133,6 +153,7 @@ impl Command {
     pub fn export_args(&self) -> Option<&ExportArgs> {
         match self {
             Command::Export(args) => Some(args),
+            Command::Completions { .. } | Command::Man { .. } => None,
         }
     }
 }

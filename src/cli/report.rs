@@ -52,4 +52,19 @@ pub struct ReportArgs {
                      --warn. [default: 95]\n\nExample: --warn 70 --crit 90"
     )]
     pub crit: Option<f64>,
+
+    /// --once/--json: read the NIC counters twice, this far apart, to show rates.
+    #[arg(
+        long = "rates",
+        value_name = "DURATION",
+        value_parser = crate::settings::duration::parse_duration,
+        num_args = 0..=1,
+        default_missing_value = "1s",
+        long_help = "With --once or --json: read the NIC counters, wait DURATION (1s when \
+                     omitted), collect again and show the second snapshot, whose counters \
+                     then carry per-second rates computed from the two reads' own \
+                     timestamps (so the interval is DURATION plus one collection). Without \
+                     it the report shows totals only.\n\nExample: restop --once --rates 2s"
+    )]
+    pub rates: Option<std::time::Duration>,
 }

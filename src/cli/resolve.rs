@@ -34,6 +34,7 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         source,
         record: cli.recording.record.clone(),
         iterations: cli.mode.iterations,
+        rates: cli.report.rates,
         filter: cli.filters.filter(d.columns.as_deref()),
         report,
         interactive: InteractiveSettings {

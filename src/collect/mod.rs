@@ -2,6 +2,7 @@
 pub mod attribution;
 pub mod cadence;
 pub mod cgroup_rdma;
+pub mod counters;
 pub mod live;
 pub mod procfs;
 pub mod sysfs;

@@ -172,6 +172,7 @@ pub fn devices() -> Vec<Device> {
                 }),
                 netdev: Some(spec.netdev.to_string()),
                 netdev_index: Some(spec.netdev_index),
+                counters: None,
             }];
             for (t, max) in ResourceType::ALL.into_iter().zip(spec.limits) {
                 device.usage.set(

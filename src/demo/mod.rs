@@ -15,9 +15,11 @@
 //! with the same requests gives identical snapshots.
 
 mod clock;
+mod counters;
 mod footprint;
 mod host;
 mod ids;
+mod pods;
 mod rng;
 mod scenario;
 mod snapshot;
@@ -64,10 +66,13 @@ impl Source for DemoSource {
     /// `request.force_objects` changes nothing here; `request.details` is
     /// honoured exactly as by the live source.
     fn collect(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
+        let previous = (self.collections > 0).then(|| self.world.now());
         if self.collections > 0 {
             self.world.advance(self.step);
         }
         self.collections += 1;
-        Ok(snapshot::build(&self.world, request, &mut self.timing))
+        let mut snapshot = snapshot::build(&self.world, request, &mut self.timing);
+        counters::attach(&mut snapshot.devices, self.world.now(), previous);
+        Ok(snapshot)
     }
 }

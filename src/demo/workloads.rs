@@ -7,22 +7,25 @@
 //! | `[rpcrdma]`               | mlx5_0         | NFS/RDMA mount of the dataset store                  |
 //! | (unattributed)            | mlx5_1         | leftovers whose creating thread is gone              |
 //! | `nvmf_tgt` (SPDK)         | mlx5_0, mlx5_1 | NVMe-oF target: QPs on SRQs, made by reactor threads  |
-//! | `postgres`                | mlx5_0         | a database replicating over RDMA                     |
+//! | `postgres` (pod)          | mlx5_0         | a database replicating over RDMA                     |
 //! | `tritonserver`            | mlx5_0         | inference: QPs created by NCCL/UCX worker threads    |
 //! | `train.py` ×3 (llama-70b) | mlx5_2 (VF)    | hundreds of RC QPs and ~1150 GPU MRs per rank        |
 //! | `finetune.py` (alice)     | mlx5_3 (VF)    | ~7800 small MRs: the VF's MR table ~96 % full         |
 //! | `pretrain_moe.py` ×2      | mlx5_1         | the job that crashes and restarts                    |
 //! | `ib_*_bw` benchmarks      | mlx5_1         | short runs, one after another                        |
-//! | `leaky_svc`               | mlx5_1         | leaks MRs and QPs, never frees                       |
+//! | `leaky_svc` (pod)         | mlx5_1         | leaks MRs and QPs, never frees                       |
+//!
+//! The trainers, the inference server and the services run in Kubernetes pods: `pods.rs`.
 
 use super::clock::{self, SimMs};
 use super::footprint::Attribution;
 use super::host::{MLX5_0, MLX5_1, MLX5_2, MLX5_3, MLX5_4};
-use super::rng::Rng;
+use super::pods;
+pub use super::pods::moe_rank;
 use super::spec::{CmLink, FootprintSpec, MrPool, QpPool};
 use crate::model::{
     Container, OwnerKey, PollContext, ProcessInfo, ProcessKey, QpState, QpType, ReportedOwner,
-    Runtime, SrqType,
+    SrqType,
 };
 use std::net::Ipv4Addr;
 
@@ -46,7 +49,7 @@ pub enum Role {
 /// The owner as the simulation knows it.
 #[derive(Clone, Debug)]
 pub enum SimOwner {
-    Process(ProcessInfo),
+    Process(Box<ProcessInfo>),
     Kernel(&'static str),
     Unattributed,
 }
@@ -71,7 +74,7 @@ impl SimOwner {
 
     pub fn process(&self) -> Option<&ProcessInfo> {
         match self {
-            SimOwner::Process(p) => Some(p),
+            SimOwner::Process(p) => Some(p.as_ref()),
             _ => None,
         }
     }
@@ -85,13 +88,6 @@ pub struct Blueprint {
     pub specs: Vec<FootprintSpec>,
 }
 
-/// Pods of the Kubernetes workloads, by name (ids derive from the name, so
-/// they are the same for every seed).
-const PRETRAIN_POD: &str = "llama70b-pretrain-worker-3";
-const FINETUNE_POD: &str = "alice-finetune-llama8b";
-const MOE_POD: &str = "mixtral-moe-pretrain-worker-1";
-const TRITON_POD: &str = "triton-llama-inference-0";
-
 /// Everything running when the demo starts, in the order it was set up
 /// (which fixes the object ids, as on a real host).
 pub fn initial() -> Vec<Blueprint> {
@@ -104,11 +100,11 @@ pub fn initial() -> Vec<Blueprint> {
     out.push(rpcrdma());
     out.push(nvmf_tgt());
     out.push(postgres());
-    out.push(tritonserver());
+    out.push(pods::tritonserver());
     for rank in 0..3 {
-        out.push(pretrain_rank(rank));
+        out.push(pods::pretrain_rank(rank));
     }
-    out.push(finetune());
+    out.push(pods::finetune());
     for (rank, pid) in [19_840, 19_841].into_iter().enumerate() {
         out.push(moe_rank(rank as u32, pid, -2 * 3_600_000));
     }
@@ -258,7 +254,7 @@ fn nvmf_tgt() -> Blueprint {
     };
     Blueprint {
         role: Role::Storage,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![port(MLX5_0, 100, 96), port(MLX5_1, 101, 64)],
     }
 }
@@ -277,11 +273,11 @@ fn postgres() -> Blueprint {
             "config_file=/etc/postgresql/16/main/postgresql.conf",
         ],
         (114, "postgres"),
-        None,
+        Some(pods::pod(&pods::POSTGRES)),
     );
     Blueprint {
         role: Role::Database,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_0, 2, 1023)
                 .qps(QpPool::rc(8, 1).via_cm(CmLink {
@@ -297,160 +293,6 @@ fn postgres() -> Blueprint {
                     max_shift: 30,
                 })
                 .listen(5433),
-        ],
-    }
-}
-
-/// An inference server whose QPs are made by its communication threads, not
-/// the main thread: RC QPs by NCCL's service thread, UD QPs by UCX.
-fn tritonserver() -> Blueprint {
-    const NCCL_THREAD: u32 = 9_871;
-    const UCX_THREAD: u32 = 9_874;
-    let info = process(
-        9_803,
-        -3 * 3_600_000 - 17 * 60_000,
-        "tritonserver",
-        &[
-            "/opt/tritonserver/bin/tritonserver",
-            "--model-repository=/models",
-            "--backend-config=vllm,tensor-parallel-size=8",
-        ],
-        (0, "root"),
-        Some(pod(TRITON_POD)),
-    )
-    .with_threads(&[(NCCL_THREAD, "NCCL Service 0"), (UCX_THREAD, "ucx-async")]);
-    Blueprint {
-        role: Role::Inference,
-        owner: SimOwner::Process(info),
-        specs: vec![
-            FootprintSpec::user(MLX5_0, 16, 4095)
-                .qps(QpPool::rc(256, 8).created_by(&[NCCL_THREAD]))
-                .qps(QpPool {
-                    qp_type: QpType::Ud,
-                    ..QpPool::rc(8, 0).created_by(&[UCX_THREAD])
-                })
-                .mrs(MrPool {
-                    target: 320,
-                    spread: 6,
-                    min_shift: 21,
-                    max_shift: 29,
-                }),
-        ],
-    }
-}
-
-/// One rank of the llama-70b pre-training job: NCCL RC QPs to its peers, a
-/// few rdma_cm QPs to the storage cluster, GPU memory registered in chunks.
-fn pretrain_rank(rank: u32) -> Blueprint {
-    let cmdline = [
-        "/usr/bin/python3",
-        "-u",
-        "train.py",
-        "--model",
-        "llama-70b",
-        "--tensor-parallel",
-        "8",
-        "--pipeline-parallel",
-        "4",
-        "--global-batch-size",
-        "1024",
-    ];
-    let mut info = process(
-        21_407 + rank,
-        -5 * 3_600_000 - 42 * 60_000,
-        "pt_main_thread",
-        &cmdline,
-        (1001, "mlops"),
-        Some(pod(PRETRAIN_POD)),
-    );
-    info.cmdline.push(format!("--local-rank={rank}"));
-    Blueprint {
-        role: Role::Pretrain,
-        owner: SimOwner::Process(info),
-        specs: vec![
-            FootprintSpec::user(MLX5_2, 8, 4095)
-                .qps(QpPool::rc(566, 6))
-                .qps(QpPool::rc(4, 0).via_cm(storage_cluster(100)))
-                .mrs(MrPool {
-                    target: 1_150,
-                    spread: 20,
-                    min_shift: 21,
-                    max_shift: 30,
-                }),
-        ],
-    }
-}
-
-/// A LoRA fine-tune registering thousands of small pinned buffers: enough to
-/// keep its VF's MR table above 95 %.
-fn finetune() -> Blueprint {
-    let info = process(
-        26_730,
-        -41 * 60_000,
-        "pt_main_thread",
-        &[
-            "/usr/bin/python3",
-            "-u",
-            "finetune.py",
-            "--model",
-            "llama-3.1-8b",
-            "--lora-rank",
-            "64",
-            "--data",
-            "/mnt/datasets/alpaca",
-        ],
-        (1002, "alice"),
-        Some(pod(FINETUNE_POD)),
-    );
-    Blueprint {
-        role: Role::Finetune,
-        owner: SimOwner::Process(info),
-        specs: vec![
-            FootprintSpec::user(MLX5_3, 4, 2047)
-                .qps(QpPool::rc(24, 2))
-                .mrs(MrPool {
-                    target: 7_840,
-                    spread: 30,
-                    min_shift: 21,
-                    max_shift: 23,
-                }),
-        ],
-    }
-}
-
-/// One rank of the mixture-of-experts job on mlx5_1 (restarted from time to
-/// time with new pids, same pod).
-pub fn moe_rank(rank: u32, pid: u32, started: SimMs) -> Blueprint {
-    let mut info = process(
-        pid,
-        started,
-        "pt_main_thread",
-        &[
-            "/usr/bin/python3",
-            "-u",
-            "pretrain_moe.py",
-            "--model",
-            "mixtral-8x22b",
-            "--expert-parallel",
-            "8",
-        ],
-        (1001, "mlops"),
-        Some(pod(MOE_POD)),
-    );
-    info.cmdline.push(format!("--local-rank={rank}"));
-    Blueprint {
-        role: Role::MoeJob,
-        owner: SimOwner::Process(info),
-        specs: vec![
-            FootprintSpec::user(MLX5_1, 8, 4095)
-                .qps(QpPool::rc(384, 6))
-                .qps(QpPool::rc(4, 0).via_cm(storage_cluster(101)))
-                .mrs(MrPool {
-                    target: 1_400,
-                    spread: 20,
-                    min_shift: 21,
-                    max_shift: 30,
-                }),
         ],
     }
 }
@@ -487,7 +329,7 @@ pub fn benchmark(run: u32, pid: u32, started: SimMs, duration_s: u64) -> Bluepri
     );
     Blueprint {
         role: Role::Benchmark,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_1, 2, 255)
                 .qps(QpPool::rc(qps, 0))
@@ -516,11 +358,11 @@ pub fn leaker(pid: u32, started: SimMs) -> Blueprint {
             "4",
         ],
         (998, "acme"),
-        None,
+        Some(pods::pod(&pods::INGEST)),
     );
     Blueprint {
         role: Role::Leaker,
-        owner: SimOwner::Process(info),
+        owner: SimOwner::Process(Box::new(info)),
         specs: vec![
             FootprintSpec::user(MLX5_1, 2, 1023)
                 .qps(QpPool {
@@ -539,7 +381,7 @@ pub fn leaker(pid: u32, started: SimMs) -> Blueprint {
 }
 
 /// The storage cluster the trainers read checkpoints and data from.
-fn storage_cluster(subnet: u8) -> CmLink {
+pub(super) fn storage_cluster(subnet: u8) -> CmLink {
     CmLink {
         local_port: None,
         peer_base: Ipv4Addr::new(192, 168, subnet, 50),
@@ -548,7 +390,7 @@ fn storage_cluster(subnet: u8) -> CmLink {
     }
 }
 
-trait WithThreads {
+pub(super) trait WithThreads {
     fn with_threads(self, threads: &[(u32, &str)]) -> Self;
 }
 
@@ -562,7 +404,7 @@ impl WithThreads for ProcessInfo {
     }
 }
 
-fn process(
+pub(super) fn process(
     pid: u32,
     started: SimMs,
     comm: &str,
@@ -586,55 +428,9 @@ fn process(
     }
 }
 
-/// A containerd container in a Kubernetes pod, with ids derived from the pod
-/// name so every run shows the same ones.
-fn pod(name: &str) -> Container {
-    // FNV-1a of the name seeds the id generator.
-    let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    let mut rng = Rng::new(seed);
-    let id: String = (0..4).map(|_| format!("{:016x}", rng.next_u64())).collect();
-    let u = format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64());
-    let uid = format!(
-        "{}-{}-{}-{}-{}",
-        &u[0..8],
-        &u[8..12],
-        &u[12..16],
-        &u[16..20],
-        &u[20..32]
-    );
-    Container {
-        runtime: Runtime::Containerd,
-        id,
-        pod: Some(uid),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::owner::display_name;
-
-    #[test]
-    fn pod_ids_are_stable_and_well_formed() {
-        let a = pod(PRETRAIN_POD);
-        assert_eq!(a, pod(PRETRAIN_POD));
-        assert_ne!(a.id, pod(FINETUNE_POD).id);
-        assert_eq!(a.id.len(), 64);
-        let uid = a.pod.unwrap();
-        assert_eq!(uid.len(), 36);
-        assert_eq!(uid.matches('-').count(), 4);
-    }
-
-    #[test]
-    fn trainers_show_their_script_name() {
-        let b = pretrain_rank(1);
-        let p = b.owner.process().unwrap();
-        assert_eq!(p.comm, "pt_main_thread");
-        assert_eq!(display_name(&p.comm, &p.cmdline), "train.py");
-        assert_eq!(p.cmdline.last().unwrap(), "--local-rank=1");
-    }
 
     #[test]
     fn comm_is_cut_to_fifteen_characters() {

@@ -4,6 +4,7 @@
 //! `export` (see `cli::export_refusal`).
 
 use super::listen::{DEFAULT_LISTEN, parse_listen};
+use super::top_owners::{OwnerGroup, OwnerOptions};
 use crate::settings::parse_duration;
 use clap::Args;
 use std::net::SocketAddr;
@@ -97,9 +98,41 @@ pub struct ExportArgs {
                      (N + 1) × 8 whatever the number of processes. 0 keeps only the sums."
     )]
     pub top: u16,
+
+    /// What a per-owner series stands for: a process, a container or a pod.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHAT",
+        default_value_t = OwnerGroup::Process,
+        long_help = "What one series of restop_process_resources and restop_process_mr_bytes \
+                     stands for: `process` (one per process and kernel module), `container` \
+                     (the processes of one container summed) or `pod` (the processes of one \
+                     Kubernetes pod summed). Processes outside containers or pods stay one \
+                     series each. Grouped series have no pid; --top then counts containers \
+                     or pods."
+    )]
+    pub owners_by: OwnerGroup,
+
+    /// Leave `pid` out of per-owner labels (restarts then keep their series).
+    #[arg(
+        long,
+        long_help = "Leave the pid label out of restop_process_resources and \
+                     restop_process_mr_bytes. A restarted process (a new pid) then continues \
+                     its series instead of starting new ones; processes with the same name, \
+                     user and container are summed into one series."
+    )]
+    pub no_pid_label: bool,
 }
 
 impl ExportArgs {
+    pub fn owner_options(&self) -> OwnerOptions {
+        OwnerOptions {
+            group: self.owners_by,
+            pid_label: !self.no_pid_label,
+        }
+    }
+
     pub fn listen_addr(&self) -> SocketAddr {
         self.listen.unwrap_or_else(|| {
             DEFAULT_LISTEN

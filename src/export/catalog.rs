@@ -31,7 +31,11 @@ pub struct Family {
     pub labels: &'static [&'static str],
 }
 
-const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'static str) -> Family {
+pub(super) const fn gauge(
+    name: &'static str,
+    labels: &'static [&'static str],
+    help: &'static str,
+) -> Family {
     Family {
         name,
         kind: MetricType::Gauge,
@@ -40,7 +44,7 @@ const fn gauge(name: &'static str, labels: &'static [&'static str], help: &'stat
     }
 }
 
-const fn counter(
+pub(super) const fn counter(
     name: &'static str,
     labels: &'static [&'static str],
     help: &'static str,
@@ -93,7 +97,14 @@ pub const SNAPSHOT_WARNINGS: Family = gauge(
 );
 pub const DEVICE_INFO: Family = gauge(
     "restop_device_info",
-    &["device", "node_type", "protocol", "pf", "pci", "fw_version"],
+    &[
+        "device",
+        "node_type",
+        "protocol",
+        "pf",
+        "pci",
+        "firmware_version",
+    ],
     "RDMA device facts as labels (pf names the physical function of an SR-IOV virtual \
      function, empty otherwise); the value is always 1.",
 );
@@ -118,19 +129,19 @@ pub const RESOURCES_USAGE: Family = gauge(
     &["device", "type"],
     "restop_resources / restop_resources_max (0 to 1), when the limit is known.",
 );
-pub const QPS: Family = gauge(
-    "restop_qps",
+pub const QUEUE_PAIRS: Family = gauge(
+    "restop_queue_pairs",
     &["device", "state"],
     "Queue pairs on a device by state (RESET, INIT, RTR, RTS, SQD, SQE, ERR), from the last \
      object dump.",
 );
-pub const ERROR_QPS: Family = gauge(
-    "restop_error_qps",
+pub const ERROR_QUEUE_PAIRS: Family = gauge(
+    "restop_error_queue_pairs",
     &["device"],
     "Queue pairs in an error state (ERR or SQE) on a device, from the last object dump.",
 );
-pub const ERROR_QP_OLDEST_AGE: Family = gauge(
-    "restop_error_qp_oldest_age_seconds",
+pub const ERROR_QUEUE_PAIR_OLDEST_AGE: Family = gauge(
+    "restop_error_queue_pair_oldest_age_seconds",
     &["device"],
     "How long the oldest queue pair in an error state on a device has been in it, as far as \
      restop has watched it.",
@@ -148,15 +159,36 @@ pub const PROCESS_LEAK_SUSPECT: Family = gauge(
 );
 pub const PROCESS_RESOURCES: Family = gauge(
     "restop_process_resources",
-    &["pid", "name", "user", "container", "type"],
-    "RDMA objects of a type held by an owner, summed over devices: the top N owners per type \
-     (--top), plus name=\"other\" (empty pid) for the rest. Kernel owners are named [module].",
+    &[
+        "pid",
+        "name",
+        "user",
+        "namespace",
+        "pod",
+        "container",
+        "uid",
+        "container_id",
+        "type",
+    ],
+    "RDMA objects of a type held by an owner (a process, or a container or pod with \
+     --owners-by), summed over devices: the top N owners per type (--top), plus \
+     name=\"other\" for the rest. Kernel owners are named [module]; namespace, pod, container \
+     and uid are those of kube_pod_info.",
 );
 pub const PROCESS_MR_BYTES: Family = gauge(
     "restop_process_mr_bytes",
-    &["pid", "name", "user", "container"],
+    &[
+        "pid",
+        "name",
+        "user",
+        "namespace",
+        "pod",
+        "container",
+        "uid",
+        "container_id",
+    ],
     "Bytes of memory registered in MRs by an owner, summed over devices: the top N owners \
-     (--top), plus name=\"other\" (empty pid) for the rest.",
+     (--top), plus name=\"other\" for the rest.",
 );
 
 /// Every family, in the order they are written. Keep docs/exporter.md in step
@@ -174,9 +206,16 @@ pub const ALL: &[Family] = &[
     RESOURCES,
     RESOURCES_MAX,
     RESOURCES_USAGE,
-    QPS,
-    ERROR_QPS,
-    ERROR_QP_OLDEST_AGE,
+    QUEUE_PAIRS,
+    ERROR_QUEUE_PAIRS,
+    super::counters::PORT_HW_COUNTER,
+    super::counters::PORT_PMA_COUNTER,
+    super::counters::PORT_TRANSMIT_BYTES,
+    super::counters::PORT_RECEIVE_BYTES,
+    super::counters::PORT_TRANSMIT_PACKETS,
+    super::counters::PORT_RECEIVE_PACKETS,
+    super::counters::PORT_LINK_RATE,
+    ERROR_QUEUE_PAIR_OLDEST_AGE,
     LEAK_SUSPECTS,
     PROCESS_LEAK_SUSPECT,
     PROCESS_RESOURCES,

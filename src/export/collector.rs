@@ -4,10 +4,10 @@
 
 use super::exposition::Format;
 use super::health::Health;
-use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render};
-use crate::model::consumers::consumers;
+use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render_with};
+use super::top_owners::OwnerOptions;
 use crate::model::filter::Filter;
-use crate::model::history::{History, HistoryConfig};
+use crate::model::history::{History, HistoryConfig, Insights};
 use crate::model::{DetailScope, Snapshot};
 use crate::session::{Flow, Pacer};
 use crate::source::{CollectRequest, Source};
@@ -95,34 +95,35 @@ impl Stop {
 
 /// Per device, the age of its oldest QP in ERR/SQE (devices without any have
 /// no series: an age of nothing is not zero).
-fn oldest_error_ages(history: &History) -> ErrorQpAges {
+fn oldest_error_ages(insights: &Insights) -> ErrorQpAges {
     let mut ages = ErrorQpAges::new();
-    for qp in history.error_qp_ages() {
-        let age = Duration::from_millis(qp.age_ms);
-        let oldest = ages.entry(qp.device).or_insert(age);
-        *oldest = (*oldest).max(age);
+    for e in &insights.error_qps {
+        let Some(age) = e.age else { continue };
+        note_age(&mut ages, &e.qp.device, age.ms);
+    }
+    // A failed QP dump does not end an episode: its age goes on.
+    for e in &insights.unlisted_error_qps {
+        note_age(&mut ages, &e.device, e.age_ms);
     }
     ages
 }
 
-/// Every owner and type of the snapshot that the history judges a leak suspect.
-fn leak_suspects(history: &History, snapshot: &Snapshot) -> Vec<LeakSuspect> {
-    let mut out = Vec::new();
-    for c in consumers(snapshot, &Filter::default()) {
-        let Some(trend) = history.owner_trend(&c.owner) else {
-            continue;
-        };
-        for (t, tt) in &trend.types {
-            if tt.leak_suspect {
-                out.push(LeakSuspect {
-                    pid: c.pid().map(|p| p.to_string()).unwrap_or_default(),
-                    name: c.name.clone(),
-                    resource: *t,
-                });
-            }
-        }
-    }
-    out
+fn note_age(ages: &mut ErrorQpAges, device: &str, ms: u64) {
+    let age = Duration::from_millis(ms);
+    let oldest = ages.entry(device.to_string()).or_insert(age);
+    *oldest = (*oldest).max(age);
+}
+
+/// Every owner and type the history judges a leak suspect.
+fn leak_suspects(insights: &Insights) -> Vec<LeakSuspect> {
+    insights
+        .suspected_types()
+        .map(|(owner, resource)| LeakSuspect {
+            pid: owner.owner.pid().map(|p| p.to_string()).unwrap_or_default(),
+            name: owner.name.clone(),
+            resource,
+        })
+        .collect()
 }
 
 /// A source, its health, and how to render what it gives.
@@ -130,6 +131,7 @@ pub struct Collector {
     source: Box<dyn Source>,
     health: Health,
     top: usize,
+    owners: OwnerOptions,
     /// Watches QPs and counts across collections: ERROR-QP ages and leak
     /// suspects come from here.
     history: History,
@@ -143,8 +145,15 @@ impl Collector {
             source,
             health,
             top,
+            owners: OwnerOptions::default(),
             history: History::new(HistoryConfig::default()),
         }
+    }
+
+    /// Per-owner series by process, container or pod, with or without `pid`.
+    pub fn with_owners(mut self, owners: OwnerOptions) -> Collector {
+        self.owners = owners;
+        self
     }
 
     /// Judges ERROR-QP ages and leak suspects with this history
@@ -181,10 +190,10 @@ impl Collector {
             }
         };
         let (ages, suspects) = match &snapshot {
-            Some(s) => (
-                oldest_error_ages(&self.history),
-                leak_suspects(&self.history, s),
-            ),
+            Some(s) => {
+                let insights = self.history.insights(s, &Filter::default());
+                (oldest_error_ages(&insights), leak_suspects(&insights))
+            }
             None => (ErrorQpAges::new(), Vec::new()),
         };
         let input = RenderInput {
@@ -195,8 +204,8 @@ impl Collector {
             leak_suspects: Some(&suspects),
         };
         Exposition {
-            text: render(&input, Format::Text).into_bytes(),
-            openmetrics: render(&input, Format::OpenMetrics).into_bytes(),
+            text: render_with(&input, Format::Text, &self.owners).into_bytes(),
+            openmetrics: render_with(&input, Format::OpenMetrics, &self.owners).into_bytes(),
             collections: self.health.collections,
         }
     }

@@ -91,6 +91,43 @@ impl Writer {
         self.out.push('\n');
     }
 
+    /// Writes one sample of `family` with the labels named in `labels`, a subset of the
+    /// family's label names in their order (labels a deployment turned off, such as
+    /// `pid`, are left out rather than written empty).
+    pub fn sample_labeled(
+        &mut self,
+        family: &'static Family,
+        labels: &[(&str, &str)],
+        value: impl Into<Value>,
+    ) {
+        debug_assert!(
+            labels.iter().all(|(name, _)| family.labels.contains(name)),
+            "{}",
+            family.name
+        );
+        if self.open_family != Some(family.name) {
+            self.metadata(family);
+            self.open_family = Some(family.name);
+        }
+        self.out.push_str(family.name);
+        if !labels.is_empty() {
+            self.out.push('{');
+            for (i, (name, text)) in labels.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(',');
+                }
+                self.out.push_str(name);
+                self.out.push_str("=\"");
+                escape_label_value(text, &mut self.out);
+                self.out.push('"');
+            }
+            self.out.push('}');
+        }
+        self.out.push(' ');
+        write_value(value.into(), &mut self.out);
+        self.out.push('\n');
+    }
+
     fn metadata(&mut self, family: &Family) {
         let name = match (self.format, family.kind) {
             (Format::OpenMetrics, MetricType::Counter) => {

@@ -13,6 +13,7 @@
 pub mod args;
 pub mod catalog;
 pub mod collector;
+pub mod counters;
 pub mod exposition;
 pub mod health;
 pub mod http;
@@ -26,6 +27,7 @@ pub mod top_owners;
 pub use args::{DEFAULT_INTERVAL, ExportArgs};
 pub use collector::{Collector, Exposition, Latest, Stop};
 pub use exposition::Format;
-pub use render::{ErrorQpAges, LeakSuspect, RenderInput, render};
+pub use render::{ErrorQpAges, LeakSuspect, RenderInput, render, render_with};
 pub use reopen::Reopening;
 pub use run::run;
+pub use top_owners::{OwnerGroup, OwnerOptions};

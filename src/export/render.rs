@@ -9,7 +9,7 @@
 use super::catalog;
 use super::exposition::{Format, Writer};
 use super::health::{self, Health};
-use super::top_owners::{OwnerLabels, Ranked, top_by};
+use super::top_owners::{OwnerLabels, OwnerOptions, Ranked, top_by};
 use crate::model::consumers::{Consumer, consumers};
 use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
@@ -45,6 +45,11 @@ pub struct LeakSuspect {
 }
 
 pub fn render(input: &RenderInput<'_>, format: Format) -> String {
+    render_with(input, format, &OwnerOptions::default())
+}
+
+/// [`render`] with per-owner series made as `owners` says (grouping, `pid` label).
+pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOptions) -> String {
     let mut w = Writer::new(format);
     write_health(&mut w, input.health);
     if let Some(snapshot) = input.snapshot {
@@ -54,13 +59,19 @@ pub fn render(input: &RenderInput<'_>, format: Format) -> String {
         write_ports(&mut w, &devices);
         write_usage(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
+        super::counters::write_counters(&mut w, &devices);
         if let Some(ages) = input.error_qp_ages {
             write_error_qp_ages(&mut w, ages);
         }
         if let Some(suspects) = input.leak_suspects {
             write_leak_suspects(&mut w, suspects);
         }
-        write_owners(&mut w, &consumers(snapshot, &Filter::default()), input.top);
+        write_owners(
+            &mut w,
+            &consumers(snapshot, &Filter::default()),
+            input.top,
+            owners,
+        );
     }
     w.finish()
 }
@@ -176,7 +187,11 @@ fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
         .collect();
     for (d, states) in &dumped {
         for state in QpState::KNOWN {
-            w.sample(&catalog::QPS, &[&d.name, state.name()], states.get(state));
+            w.sample(
+                &catalog::QUEUE_PAIRS,
+                &[&d.name, state.name()],
+                states.get(state),
+            );
         }
         let unknown: u64 = states
             .iter()
@@ -184,17 +199,21 @@ fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
             .map(|(_, n)| n)
             .sum();
         if unknown > 0 {
-            w.sample(&catalog::QPS, &[&d.name, "UNKNOWN"], unknown);
+            w.sample(&catalog::QUEUE_PAIRS, &[&d.name, "UNKNOWN"], unknown);
         }
     }
     for (d, states) in &dumped {
-        w.sample(&catalog::ERROR_QPS, &[&d.name], states.errors());
+        w.sample(&catalog::ERROR_QUEUE_PAIRS, &[&d.name], states.errors());
     }
 }
 
 fn write_error_qp_ages(w: &mut Writer, ages: &ErrorQpAges) {
     for (device, age) in ages {
-        w.sample(&catalog::ERROR_QP_OLDEST_AGE, &[device], age.as_secs_f64());
+        w.sample(
+            &catalog::ERROR_QUEUE_PAIR_OLDEST_AGE,
+            &[device],
+            age.as_secs_f64(),
+        );
     }
 }
 
@@ -209,13 +228,19 @@ fn write_leak_suspects(w: &mut Writer, suspects: &[LeakSuspect]) {
     }
 }
 
-fn write_owners(w: &mut Writer, rows: &[Consumer], top: usize) {
+fn write_owners(w: &mut Writer, rows: &[Consumer], top: usize, owners: &OwnerOptions) {
     for t in ResourceType::ALL {
-        let ranked = top_by(rows, top, |c| c.counts.get(t));
-        write_ranked(w, &catalog::PROCESS_RESOURCES, &ranked, Some(t.name()));
+        let ranked = top_by(rows, top, owners, |c| c.counts.get(t));
+        write_ranked(
+            w,
+            &catalog::PROCESS_RESOURCES,
+            &ranked,
+            Some(t.name()),
+            owners,
+        );
     }
-    let ranked = top_by(rows, top, |c| c.mr_bytes);
-    write_ranked(w, &catalog::PROCESS_MR_BYTES, &ranked, None);
+    let ranked = top_by(rows, top, owners, |c| c.mr_bytes);
+    write_ranked(w, &catalog::PROCESS_MR_BYTES, &ranked, None, owners);
 }
 
 /// The top owners, then the remainder (always written, 0 included, so the
@@ -225,6 +250,7 @@ fn write_ranked(
     family: &'static catalog::Family,
     ranked: &Ranked,
     type_label: Option<&str>,
+    owners: &OwnerOptions,
 ) {
     let other = OwnerLabels::other();
     let rows = ranked
@@ -233,10 +259,10 @@ fn write_ranked(
         .map(|(labels, v)| (labels, *v))
         .chain(std::iter::once((&other, ranked.other)));
     for (labels, value) in rows {
-        let [pid, name, user, container] = labels.values();
-        match type_label {
-            Some(t) => w.sample(family, &[pid, name, user, container, t], value),
-            None => w.sample(family, &[pid, name, user, container], value),
+        let mut pairs = labels.pairs(owners.pid_label);
+        if let Some(t) = type_label {
+            pairs.push(("type", t));
         }
+        w.sample_labeled(family, &pairs, value);
     }
 }

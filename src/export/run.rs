@@ -24,7 +24,9 @@ pub fn run(settings: &Settings, source: Box<dyn Source>) -> Result<u8> {
         anyhow::bail!("the exporter runs only as `restop export`");
     };
     let interval = settings.source.interval;
-    let collector = Collector::new(source, args.top.into()).with_history(settings.history.clone());
+    let collector = Collector::new(source, args.top.into())
+        .with_history(settings.history.clone())
+        .with_owners(args.owner_options());
     match &args.textfile {
         Some(path) if args.once => textfile_once(path, collector),
         Some(path) => textfile_loop(path, collector, interval),
@@ -53,6 +55,8 @@ fn serve(args: &ExportArgs, mut collector: Collector, interval: Duration) -> Res
     ));
 
     let stop = Stop::new();
+    // As a container's PID 1 no signal has a default action: SIGTERM must be handled.
+    let _signals = stop_on_termination(Arc::clone(&stop), Some(addr))?;
     let sink = Arc::clone(&latest);
     let collector_stop = Arc::clone(&stop);
     std::thread::Builder::new()
@@ -73,6 +77,32 @@ fn serve(args: &ExportArgs, mut collector: Collector, interval: Duration) -> Res
     Ok(0)
 }
 
+/// SIGTERM, SIGINT, SIGHUP and SIGQUIT stop the exporter through `stop` (and wake the
+/// listener at `wake`): a clean exit with status 0, also as PID 1 of a container, where
+/// signals have no default action and would be ignored.
+fn stop_on_termination(
+    stop: Arc<Stop>,
+    wake: Option<std::net::SocketAddr>,
+) -> Result<crate::signals::SignalGuard> {
+    let guard = crate::signals::install()?;
+    std::thread::Builder::new()
+        .name("restop-signals".into())
+        .spawn(move || {
+            while !stop.is_stopped() {
+                if crate::signals::stop_requested() {
+                    stop.stop();
+                    if let Some(addr) = wake {
+                        super::http::server::wake(addr);
+                    }
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+        .context("starting the signal thread")?;
+    Ok(guard)
+}
+
 fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
     let exposition = collector.collect();
     write_atomically(path, exposition.body(Format::Text))
@@ -91,6 +121,7 @@ fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
 
 fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> Result<u8> {
     let stop = Stop::new();
+    let _signals = stop_on_termination(Arc::clone(&stop), None)?;
     let mut status = StatusReport::default();
     let mut first_error: Option<anyhow::Error> = None;
     let mut written = 0u64;

@@ -1,34 +1,72 @@
 //! Writing the exposition for node_exporter's textfile collector: readers see
 //! the old file or the new one, never a half-written one.
+//!
+//! The textfile directory is often writable by others (a shared
+//! `/var/lib/node_exporter`), and restop often runs as root, so the
+//! temporary file is never one someone else could have prepared: it gets an
+//! unpredictable name, is created exclusively (`O_EXCL`: an existing file or
+//! a planted symlink makes the open fail, and another name is tried), is
+//! never reached through a symlink (`O_NOFOLLOW`), and gets its mode set
+//! explicitly. The rename replaces whatever is at the final name (a symlink
+//! there is replaced, never followed), so the metrics file is always
+//! restop's own, mode 0644.
+//!
+//! What remains: in a directory where others may rename files (writable by
+//! them and without the sticky bit), another user can still swap the
+//! finished temporary file before the rename. docs/exporter.md says to use a
+//! directory only restop (or root) can write to, or one with the sticky bit.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` atomically: into a temporary file in the same
+/// The final file's mode: readable by the textfile collector, whoever runs it.
+pub const TEXTFILE_MODE: u32 = 0o644;
+
+/// Names tried before giving up: each one collides only if someone created
+/// exactly that name, so more than one failure means an attack or a bug.
+const NAME_ATTEMPTS: usize = 8;
+
+/// Writes `bytes` to `path` atomically: into a new temporary file in the same
 /// directory (a rename is atomic only within one filesystem), flushed to disk,
 /// then renamed over `path`.
 ///
 /// The temporary name starts with a dot and does not end in `.prom`, so the
-/// textfile collector never reads it, and carries the pid, so two writers
-/// never share one.
+/// textfile collector never reads it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let temp = temp_path(path)?;
-    let result = write_and_rename(&temp, path, bytes);
+    let (temp, file) = create_temp(path)?;
+    let result = write_and_rename(file, &temp, path, bytes);
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
     result
 }
 
-fn write_and_rename(temp: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o644)
-        .open(temp)?;
+/// Creates a fresh temporary file next to `path`, never opening one that
+/// already exists and never following a symlink.
+fn create_temp(path: &Path) -> io::Result<(PathBuf, File)> {
+    let mut last = None;
+    for _ in 0..NAME_ATTEMPTS {
+        let temp = temp_path(path, &random_suffix()?)?;
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(TEXTFILE_MODE)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no temporary name left")))
+}
+
+fn write_and_rename(mut file: File, temp: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    // The umask must not decide who may read the metrics.
+    file.set_permissions(fs::Permissions::from_mode(TEXTFILE_MODE))?;
     file.write_all(bytes)?;
     // Data on disk before the rename, so a crash never leaves an empty file
     // under the final name.
@@ -50,8 +88,15 @@ fn directory_of(path: &Path) -> PathBuf {
     }
 }
 
-/// `dir/.name.<pid>.tmp` next to `dir/name`.
-pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
+/// 64 random bits from the kernel, as hex: a name nobody can guess ahead.
+fn random_suffix() -> io::Result<String> {
+    let mut bytes = [0u8; 8];
+    File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// `dir/.name.<suffix>.tmp` next to `dir/name`.
+pub fn temp_path(path: &Path, suffix: &str) -> io::Result<PathBuf> {
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -60,7 +105,7 @@ pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
     })?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
+    temp_name.push(format!(".{suffix}.tmp"));
     Ok(directory_of(path).join(temp_name))
 }
 
@@ -84,16 +129,19 @@ mod tests {
 
     #[test]
     fn temporary_name_is_hidden_and_not_prom() {
-        let temp = temp_path(Path::new("/var/lib/node/restop.prom")).unwrap();
+        let temp = temp_path(Path::new("/var/lib/node/restop.prom"), "ab12").unwrap();
         let name = temp.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with(".restop.prom."), "{name}");
         assert!(name.ends_with(".tmp"));
         assert_eq!(temp.parent(), Some(Path::new("/var/lib/node")));
         assert_eq!(
-            temp_path(Path::new("x.prom")).unwrap().parent(),
+            temp_path(Path::new("x.prom"), "1").unwrap().parent(),
             Some(Path::new("."))
         );
-        assert!(temp_path(Path::new("/")).is_err());
+        assert!(temp_path(Path::new("/"), "1").is_err());
+        let (a, b) = (random_suffix().unwrap(), random_suffix().unwrap());
+        assert_eq!(a.len(), 16);
+        assert_ne!(a, b);
     }
 
     #[test]

@@ -1,21 +1,83 @@
 //! Bounding per-owner series: the top N owners by one number, and the sum of
 //! everyone else, so a host with thousands of processes still exports at most
 //! N + 1 series per metric.
+//!
+//! Owners are processes, or (`--owners-by pod|container`) the pods or containers
+//! their processes run in, labelled as kube-state-metrics labels pods
+//! (`namespace`, `pod`, `container`, `uid`) so the series join with `kube_pod_info`.
 
+use crate::model::Container;
 use crate::model::consumers::Consumer;
+use std::collections::HashMap;
+
+/// What one per-owner series stands for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OwnerGroup {
+    /// One series per process (and per kernel module).
+    #[default]
+    Process,
+    /// The processes of one container summed; processes outside containers stay apart.
+    Container,
+    /// The processes of one Kubernetes pod summed; processes outside pods stay apart.
+    Pod,
+}
+
+/// How per-owner series are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnerOptions {
+    pub group: OwnerGroup,
+    /// Whether `pid` is a label. Without it a restarted process keeps its series.
+    pub pid_label: bool,
+}
+
+impl Default for OwnerOptions {
+    fn default() -> OwnerOptions {
+        OwnerOptions {
+            group: OwnerGroup::Process,
+            pid_label: true,
+        }
+    }
+}
 
 /// The labels that name an owner in per-owner metrics. Kernel owners and the
-/// unattributed bucket have an empty `pid`; so does the `other` remainder.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// unattributed bucket have an empty `pid`; so do groups and the `other` remainder.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OwnerLabels {
     pub pid: String,
     pub name: String,
     pub user: String,
+    pub namespace: String,
+    pub pod: String,
+    /// The Kubernetes container name.
     pub container: String,
+    /// The pod UID.
+    pub uid: String,
+    /// `<runtime>://<id>`, as in the pod's `containerStatuses[].containerID`.
+    pub container_id: String,
 }
 
+/// Label names of an owner, in the order of [`OwnerLabels::pairs`].
+pub const OWNER_LABELS: [&str; 8] = [
+    "pid",
+    "name",
+    "user",
+    "namespace",
+    "pod",
+    "container",
+    "uid",
+    "container_id",
+];
+
 impl OwnerLabels {
-    pub fn of(c: &Consumer) -> OwnerLabels {
+    pub fn of(c: &Consumer, options: &OwnerOptions) -> OwnerLabels {
+        let container = c.process.as_ref().and_then(|p| p.container.as_ref());
+        match (options.group, container) {
+            (OwnerGroup::Pod, Some(ct)) if ct.pod.is_some() => return pod_labels(ct),
+            (OwnerGroup::Container, Some(ct)) if !ct.id.is_empty() => {
+                return container_labels(ct);
+            }
+            _ => {}
+        }
         let user = match c.user() {
             Some(name) => name.to_string(),
             // An unresolved uid is still better than nothing.
@@ -26,26 +88,77 @@ impl OwnerLabels {
                 .map(|uid| uid.to_string())
                 .unwrap_or_default(),
         };
-        OwnerLabels {
-            pid: c.pid().map(|p| p.to_string()).unwrap_or_default(),
-            name: c.name.clone(),
-            user,
-            container: c.container().unwrap_or_default(),
-        }
+        let mut labels = container.map(container_labels).unwrap_or_default();
+        labels.pid = c.pid().map(|p| p.to_string()).unwrap_or_default();
+        labels.name = c.name.clone();
+        labels.user = user;
+        labels
     }
 
     /// The remainder series.
     pub fn other() -> OwnerLabels {
         OwnerLabels {
-            pid: String::new(),
             name: "other".to_string(),
-            user: String::new(),
-            container: String::new(),
+            ..OwnerLabels::default()
         }
     }
 
-    pub fn values(&self) -> [&str; 4] {
-        [&self.pid, &self.name, &self.user, &self.container]
+    /// (name, value) of every label, `pid` left out unless `pid_label`.
+    pub fn pairs(&self, pid_label: bool) -> Vec<(&'static str, &str)> {
+        let values = [
+            &self.pid,
+            &self.name,
+            &self.user,
+            &self.namespace,
+            &self.pod,
+            &self.container,
+            &self.uid,
+            &self.container_id,
+        ];
+        OWNER_LABELS
+            .iter()
+            .zip(values)
+            .filter(|(name, _)| pid_label || **name != "pid")
+            .map(|(name, value)| (*name, value.as_str()))
+            .collect()
+    }
+}
+
+/// A container's labels; `name` is its Kubernetes name or its short id.
+fn container_labels(ct: &Container) -> OwnerLabels {
+    let kube = ct.kube.as_ref();
+    let container = kube.map(|k| k.container.clone()).unwrap_or_default();
+    OwnerLabels {
+        name: if container.is_empty() {
+            ct.short()
+        } else {
+            container.clone()
+        },
+        namespace: kube.map(|k| k.namespace.clone()).unwrap_or_default(),
+        pod: kube.map(|k| k.pod.clone()).unwrap_or_default(),
+        container,
+        uid: ct.pod.clone().unwrap_or_default(),
+        container_id: ct.qualified_id(),
+        ..OwnerLabels::default()
+    }
+}
+
+/// A pod's labels; `name` is the pod's name, or `pod:<uid prefix>` when the node does not
+/// show it.
+fn pod_labels(ct: &Container) -> OwnerLabels {
+    let kube = ct.kube.as_ref();
+    let pod = kube.map(|k| k.pod.clone()).unwrap_or_default();
+    let uid = ct.pod.clone().unwrap_or_default();
+    OwnerLabels {
+        name: if pod.is_empty() {
+            format!("pod:{}", uid.chars().take(8).collect::<String>())
+        } else {
+            pod.clone()
+        },
+        namespace: kube.map(|k| k.namespace.clone()).unwrap_or_default(),
+        pod,
+        uid,
+        ..OwnerLabels::default()
     }
 }
 
@@ -58,27 +171,37 @@ pub struct Ranked {
     pub other: u64,
 }
 
-/// Ranks `consumers` by `value` (largest first, ties by owner so the choice is
-/// stable between collections) and keeps the first `n` that hold anything.
+/// Sums `value` per owner (process, container or pod, as `options` says), ranks the
+/// owners (largest first, ties by labels so the choice is stable between collections)
+/// and keeps the first `n` that hold anything.
 ///
-/// Two owners can end up with the same labels (a pid reused while the old
-/// process's objects were still listed): their numbers are added, because a
-/// scrape with two samples of one series is rejected whole by Prometheus.
-pub fn top_by(consumers: &[Consumer], n: usize, value: impl Fn(&Consumer) -> u64) -> Ranked {
-    let mut order: Vec<&Consumer> = consumers.iter().collect();
-    order.sort_by(|a, b| value(b).cmp(&value(a)).then_with(|| a.owner.cmp(&b.owner)));
-    let mut top: Vec<(OwnerLabels, u64)> = Vec::new();
+/// Owners with the same labels are always added up (a pid reused while the old process's
+/// objects were still listed; processes without `pid`): a scrape with two samples of one
+/// series is rejected whole by Prometheus.
+pub fn top_by(
+    consumers: &[Consumer],
+    n: usize,
+    options: &OwnerOptions,
+    value: impl Fn(&Consumer) -> u64,
+) -> Ranked {
+    let mut sums: HashMap<OwnerLabels, u64> = HashMap::new();
+    for c in consumers {
+        let mut labels = OwnerLabels::of(c, options);
+        if !options.pid_label {
+            labels.pid.clear();
+        }
+        let sum = sums.entry(labels).or_default();
+        *sum = sum.saturating_add(value(c));
+    }
+    let mut order: Vec<(OwnerLabels, u64)> = sums.into_iter().collect();
+    order.sort_by(|(la, a), (lb, b)| b.cmp(a).then_with(|| la.cmp(lb)));
+    let mut top = Vec::new();
     let mut other = 0u64;
-    for (rank, c) in order.into_iter().enumerate() {
-        let v = value(c);
+    for (rank, (labels, v)) in order.into_iter().enumerate() {
         if rank >= n || v == 0 {
             other = other.saturating_add(v);
-            continue;
-        }
-        let labels = OwnerLabels::of(c);
-        match top.iter_mut().find(|(l, _)| *l == labels) {
-            Some((_, sum)) => *sum = sum.saturating_add(v),
-            None => top.push((labels, v)),
+        } else {
+            top.push((labels, v));
         }
     }
     Ranked { top, other }
@@ -117,7 +240,7 @@ mod tests {
     #[test]
     fn keeps_the_top_n_and_sums_the_rest() {
         let rows: Vec<Consumer> = (1..=10).map(|i| process(i, 0, "p", u64::from(i))).collect();
-        let ranked = top_by(&rows, 3, qps);
+        let ranked = top_by(&rows, 3, &OwnerOptions::default(), qps);
         let kept: Vec<(&str, u64)> = ranked
             .top
             .iter()
@@ -130,7 +253,7 @@ mod tests {
     #[test]
     fn owners_holding_none_are_not_listed() {
         let rows = vec![process(1, 0, "a", 0), process(2, 0, "b", 4)];
-        let ranked = top_by(&rows, 20, qps);
+        let ranked = top_by(&rows, 20, &OwnerOptions::default(), qps);
         assert_eq!(ranked.top.len(), 1);
         assert_eq!(ranked.other, 0);
     }
@@ -138,7 +261,7 @@ mod tests {
     #[test]
     fn same_labels_are_merged_not_duplicated() {
         let rows = vec![process(7, 1, "svc", 2), process(7, 2, "svc", 3)];
-        let ranked = top_by(&rows, 20, qps);
+        let ranked = top_by(&rows, 20, &OwnerOptions::default(), qps);
         assert_eq!(ranked.top.len(), 1);
         assert_eq!(ranked.top[0].1, 5);
         assert_eq!(ranked.top[0].0.user, "1000");
@@ -147,8 +270,99 @@ mod tests {
     #[test]
     fn zero_keeps_only_the_remainder() {
         let rows = vec![process(1, 0, "a", 3), process(2, 0, "b", 4)];
-        let ranked = top_by(&rows, 0, qps);
+        let ranked = top_by(&rows, 0, &OwnerOptions::default(), qps);
         assert!(ranked.top.is_empty());
         assert_eq!(ranked.other, 7);
+    }
+
+    fn in_pod(mut c: Consumer, pod: &str, container: &str, id: &str) -> Consumer {
+        if let Some(p) = c.process.as_mut() {
+            p.container = Some(Container {
+                runtime: crate::model::Runtime::Containerd,
+                id: id.to_string(),
+                pod: Some(format!("uid-{pod}")),
+                kube: Some(crate::model::KubeNames {
+                    namespace: "ml".to_string(),
+                    pod: pod.to_string(),
+                    container: container.to_string(),
+                }),
+            });
+        }
+        c
+    }
+
+    fn options(group: OwnerGroup, pid_label: bool) -> OwnerOptions {
+        OwnerOptions { group, pid_label }
+    }
+
+    #[test]
+    fn processes_carry_their_pod_labels() {
+        let rows = vec![in_pod(
+            process(1, 0, "train.py", 5),
+            "w-0",
+            "pytorch",
+            "abc123abc123",
+        )];
+        let ranked = top_by(&rows, 20, &OwnerOptions::default(), qps);
+        let l = &ranked.top[0].0;
+        assert_eq!(
+            (
+                l.pid.as_str(),
+                l.namespace.as_str(),
+                l.pod.as_str(),
+                l.container.as_str()
+            ),
+            ("1", "ml", "w-0", "pytorch")
+        );
+        assert_eq!(l.uid, "uid-w-0");
+        assert_eq!(l.container_id, "containerd://abc123abc123");
+    }
+
+    #[test]
+    fn owners_by_pod_or_container_sum_their_processes() {
+        let rows = vec![
+            in_pod(
+                process(1, 0, "train.py", 5),
+                "w-0",
+                "pytorch",
+                "aaaaaaaaaaaa",
+            ),
+            in_pod(
+                process(2, 0, "train.py", 7),
+                "w-0",
+                "pytorch",
+                "aaaaaaaaaaaa",
+            ),
+            in_pod(process(3, 0, "nccl", 1), "w-0", "sidecar", "bbbbbbbbbbbb"),
+            process(4, 0, "host-tool", 2),
+        ];
+        let by_pod = top_by(&rows, 20, &options(OwnerGroup::Pod, true), qps);
+        let kept: Vec<(&str, &str, u64)> = by_pod
+            .top
+            .iter()
+            .map(|(l, v)| (l.name.as_str(), l.pid.as_str(), *v))
+            .collect();
+        assert_eq!(kept, [("w-0", "", 13), ("host-tool", "4", 2)]);
+        let by_container = top_by(&rows, 1, &options(OwnerGroup::Container, true), qps);
+        assert_eq!(by_container.top.len(), 1);
+        assert_eq!(by_container.top[0].0.container, "pytorch");
+        assert_eq!(by_container.top[0].1, 12);
+        assert_eq!(by_container.other, 3);
+    }
+
+    #[test]
+    fn without_pid_processes_with_the_same_labels_are_one_series() {
+        let rows = vec![process(7, 1, "svc", 2), process(8, 2, "svc", 3)];
+        let ranked = top_by(&rows, 20, &options(OwnerGroup::Process, false), qps);
+        assert_eq!(ranked.top.len(), 1);
+        assert_eq!(ranked.top[0].1, 5);
+        let pairs = ranked.top[0].0.pairs(false);
+        assert!(pairs.iter().all(|(name, _)| *name != "pid"), "{pairs:?}");
+        assert!(
+            OwnerLabels::other()
+                .pairs(true)
+                .iter()
+                .any(|(n, _)| *n == "pid")
+        );
     }
 }

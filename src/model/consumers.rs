@@ -39,6 +39,17 @@ impl Consumer {
             .map(|c| c.short())
     }
 
+    /// `namespace/pod` of the Kubernetes pod the process runs in, or `pod:<uid prefix>`
+    /// when the node does not show its name.
+    pub fn pod(&self) -> Option<String> {
+        let c = self.process.as_ref()?.container.as_ref()?;
+        c.pod_name().or_else(|| {
+            c.pod
+                .as_ref()
+                .map(|uid| format!("pod:{}", uid.chars().take(8).collect::<String>()))
+        })
+    }
+
     pub fn error_qps(&self) -> u64 {
         self.qp_states.errors()
     }
@@ -53,6 +64,10 @@ impl Consumer {
             if let Some(c) = &p.container {
                 fields.push(c.id.clone());
                 fields.extend(c.pod.clone());
+                if let Some(k) = &c.kube {
+                    fields.push(format!("{}/{}", k.namespace, k.pod));
+                    fields.push(k.container.clone());
+                }
             }
         }
         fields.extend(self.devices.iter().cloned());
@@ -149,6 +164,8 @@ pub enum SortKey {
     Name,
     User,
     Container,
+    /// `namespace/pod` of the Kubernetes pod: rows of one pod together.
+    Pod,
     Count(ResourceType),
     MrBytes,
     ErrQps,
@@ -171,6 +188,7 @@ impl SortKey {
             "name" | "comm" => Some(SortKey::Name),
             "user" => Some(SortKey::User),
             "container" => Some(SortKey::Container),
+            "pod" => Some(SortKey::Pod),
             "mr_bytes" | "bytes" | "mem" => Some(SortKey::MrBytes),
             "err" | "err_qps" | "errors" => Some(SortKey::ErrQps),
             other => ResourceType::from_name(other).map(SortKey::Count),
@@ -181,7 +199,7 @@ impl SortKey {
     /// counts largest first.
     pub fn natural_direction(self) -> SortDirection {
         match self {
-            SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container => {
+            SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pod => {
                 SortDirection::Ascending
             }
             SortKey::Count(_) | SortKey::MrBytes | SortKey::ErrQps => SortDirection::Descending,
@@ -226,6 +244,7 @@ fn compare_by(a: &Consumer, b: &Consumer, key: SortKey) -> Ordering {
         SortKey::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
         SortKey::User => a.user().cmp(&b.user()),
         SortKey::Container => a.container().cmp(&b.container()),
+        SortKey::Pod => a.pod().cmp(&b.pod()),
         SortKey::Count(t) => a.counts.get(t).cmp(&b.counts.get(t)),
         SortKey::MrBytes => a.mr_bytes.cmp(&b.mr_bytes),
         SortKey::ErrQps => a.error_qps().cmp(&b.error_qps()),

@@ -14,6 +14,9 @@ pub struct Port {
     /// The netdev bound to the port, if it is in our network namespace.
     pub netdev: Option<String>,
     pub netdev_index: Option<u32>,
+    /// NIC counters of this port (model/counters), when they were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<super::counters::PortCounters>,
 }
 
 /// Where a limit came from.

@@ -1,7 +1,9 @@
 //! Plain data and pure functions: what was observed, and how it adds up.
 //! Nothing here reads the system or draws anything.
 
+pub mod consumer_table;
 pub mod consumers;
+pub mod counters;
 pub mod device;
 pub mod enums;
 pub mod error_qps;
@@ -21,7 +23,7 @@ pub use enums::{
 };
 pub use limits::{Level, ObjectLimits, RdmaCgroup, Thresholds};
 pub use objects::{CmId, Cq, Ctx, Mr, MrKeys, Object, Pd, Qp, Srq};
-pub use owner::{Container, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
+pub use owner::{Container, KubeNames, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
 pub use resource::{ResourceType, TypeCounts};
 pub use snapshot::{Meta, NetnsMode, Snapshot, SourceKind, Tally, Warning, WarningKind};
 pub use tally::{DetailScope, ObjectAccumulator};

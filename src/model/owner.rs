@@ -73,9 +73,54 @@ pub struct Container {
     /// Kubernetes pod UID, when the cgroup path names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod: Option<String>,
+    /// Namespace, pod and container names, when the node shows them (the kubelet's log
+    /// directories): what `kube_pod_info` and friends are labelled with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kube: Option<KubeNames>,
+}
+
+/// The names Kubernetes gives a container's pod, as kube-state-metrics labels them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KubeNames {
+    pub namespace: String,
+    pub pod: String,
+    /// Empty when only the pod is known (a pod with several containers and no id to tell
+    /// which one).
+    #[serde(default)]
+    pub container: String,
+}
+
+impl Runtime {
+    /// The runtime as Kubernetes names it in `containerID` (`containerd://<id>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Docker => "docker",
+            Runtime::Containerd => "containerd",
+            Runtime::Crio => "cri-o",
+            Runtime::Podman => "podman",
+            Runtime::Kubernetes => "kubernetes",
+            Runtime::Systemd => "systemd",
+        }
+    }
 }
 
 impl Container {
+    /// `<runtime>://<id>` as in a pod's `status.containerStatuses[].containerID`; empty
+    /// when the id is unknown.
+    pub fn qualified_id(&self) -> String {
+        if self.id.is_empty() {
+            return String::new();
+        }
+        format!("{}://{}", self.runtime.name(), self.id)
+    }
+
+    /// `namespace/pod`, when the names are known.
+    pub fn pod_name(&self) -> Option<String> {
+        self.kube
+            .as_ref()
+            .map(|k| format!("{}/{}", k.namespace, k.pod))
+    }
+
     /// The short form operators know from `docker ps` (12 characters).
     pub fn short(&self) -> String {
         if self.id.is_empty() {
@@ -208,6 +253,7 @@ mod tests {
             runtime: Runtime::Docker,
             id: "0123456789abcdef0123".into(),
             pod: None,
+            kube: None,
         };
         assert_eq!(c.short(), "0123456789ab");
     }

@@ -132,7 +132,7 @@ impl<T: Transport> NldevClient<T> {
     /// `on_data` until the reply's end. Any failure other than the kernel's
     /// own error reply leaves the exchange unfinished, so the transport is
     /// told to drop the rest.
-    fn exchange(
+    pub(super) fn exchange(
         &mut self,
         op: &'static str,
         command: u16,

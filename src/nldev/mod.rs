@@ -32,6 +32,8 @@ pub mod replay;
 pub mod request;
 pub mod sockaddr;
 pub mod socket;
+pub mod stat;
+pub mod stat_client;
 pub mod summary;
 pub mod transport;
 

@@ -1,15 +1,15 @@
 //! The `trends` object of a batch JSON document (docs/json.md, "Trends"):
 //! growth rates and leak verdicts per owner and type, ERROR-QP ages, and the
-//! alerts the history raises. A pure function of the history and the snapshot.
+//! alerts the history raises: the document's form of `History::insights`.
 
 use super::rfc3339;
 use crate::model::consumers::{Consumer, consumers};
-use crate::model::error_qps::error_qps;
+use crate::model::error_qps::ErrorQp;
 use crate::model::filter::Filter;
-use crate::model::history::{Alert, AlertKind, History, OwnerTrend, QpKey};
+use crate::model::history::{Alert, ErrorAge, History, Insights, OwnerTrend};
 use crate::model::{OwnerKey, Snapshot};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Serialize)]
 pub struct TrendsView {
@@ -74,68 +74,55 @@ pub struct TrendWarningView {
 /// The `trends` value for `snapshot` (the latest pushed into `history`),
 /// under the same filters as the rest of the document.
 pub fn trend_fields(history: &History, snapshot: &Snapshot, filter: &Filter) -> serde_json::Value {
-    serde_json::to_value(trends_view(history, snapshot, filter)).unwrap_or(serde_json::Value::Null)
+    let view = trends_view(&history.insights(snapshot, filter), snapshot, filter);
+    serde_json::to_value(view).unwrap_or(serde_json::Value::Null)
 }
 
-pub fn trends_view(history: &History, snapshot: &Snapshot, filter: &Filter) -> TrendsView {
-    let now = snapshot.meta.collected_at_ms;
-    let config = history.config();
-    let rows = consumers(snapshot, filter);
-    let owners: Vec<OwnerTrendView> = rows
+/// The document's form of `insights`: owners in the order of the
+/// consumers the filters admit, ERROR QPs with a known age, alerts.
+pub fn trends_view(insights: &Insights, snapshot: &Snapshot, filter: &Filter) -> TrendsView {
+    let owners = consumers(snapshot, filter)
         .iter()
-        .filter_map(|c| {
-            history
-                .owner_trend_at(&c.owner, now)
-                .map(|t| owner_view(c, &t))
-        })
+        .filter_map(|c| insights.owner(&c.owner).map(|t| owner_view(c, t)))
         .collect();
-    let admitted: BTreeSet<&OwnerKey> = rows.iter().map(|c| &c.owner).collect();
-    let linger_ms = u64::try_from(config.alerts.error_qp_linger.as_millis()).unwrap_or(u64::MAX);
-    let error_qps = error_qps(snapshot, filter)
+    let error_qps = insights
+        .error_qps
         .iter()
-        .filter_map(|e| {
-            let key = QpKey {
-                device: e.device.clone(),
-                port: e.qp.port,
-                lqpn: e.qp.lqpn,
-                owner: e.qp.owner.clone(),
-            };
-            let entry = history.error_entry(&key)?;
-            let age_ms = now.saturating_sub(entry.first_seen_ms);
-            let process = match &e.qp.owner {
-                OwnerKey::Process(k) => Some(*k),
-                _ => None,
-            };
-            Some(ErrorQpAgeView {
-                device: e.device.clone(),
-                port: e.qp.port,
-                lqpn: e.qp.lqpn,
-                state: e.qp.state.to_string(),
-                pid: process.map(|k| k.pid),
-                start_time: process.map(|k| k.start_time),
-                owner: e.owner_name.clone(),
-                first_seen: rfc3339::from_unix_ms(entry.first_seen_ms),
-                first_seen_ms: entry.first_seen_ms,
-                age_s: age_ms as f64 / 1000.0,
-                age_is_lower_bound: entry.since_history_start,
-                previous_state: entry.previous_state.map(|s| s.to_string()),
-                lingering: age_ms >= linger_ms,
-            })
-        })
-        .collect();
-    let warnings = history
-        .alerts_at(&config.alerts, now)
-        .iter()
-        .filter(|a| shows_alert(a, filter, &admitted))
-        .map(warning_view)
+        .filter_map(|e| e.age.map(|age| error_qp_view(&e.qp, &age)))
         .collect();
     TrendsView {
-        window_s: config.window_ms() as f64 / 1000.0,
-        retention_s: config.retention_ms() as f64 / 1000.0,
-        covered_s: history.covered_ms() as f64 / 1000.0,
+        window_s: seconds(insights.window_ms),
+        retention_s: seconds(insights.retention_ms),
+        covered_s: seconds(insights.covered_ms),
         owners,
         error_qps,
-        warnings,
+        warnings: insights.alerts.iter().map(warning_view).collect(),
+    }
+}
+
+fn seconds(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+fn error_qp_view(e: &ErrorQp, age: &ErrorAge) -> ErrorQpAgeView {
+    let process = match &e.qp.owner {
+        OwnerKey::Process(k) => Some(*k),
+        _ => None,
+    };
+    ErrorQpAgeView {
+        device: e.device.clone(),
+        port: e.qp.port,
+        lqpn: e.qp.lqpn,
+        state: e.qp.state.to_string(),
+        pid: process.map(|k| k.pid),
+        start_time: process.map(|k| k.start_time),
+        owner: e.owner_name.clone(),
+        first_seen: rfc3339::from_unix_ms(age.first_seen_ms),
+        first_seen_ms: age.first_seen_ms,
+        age_s: seconds(age.ms),
+        age_is_lower_bound: age.lower_bound,
+        previous_state: age.previous.map(|s| s.to_string()),
+        lingering: age.lingering,
     }
 }
 
@@ -175,26 +162,6 @@ fn owner_view(c: &Consumer, trend: &OwnerTrend) -> OwnerTrendView {
 /// Two decimals: enough for a rate, stable to read and to diff.
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
-}
-
-/// The same filters as the document: a `--pid` keeps only that process's
-/// alerts, a `--dev` drops other devices', and a leak suspect must be a row
-/// the filters admit.
-fn shows_alert(alert: &Alert, filter: &Filter, admitted: &BTreeSet<&OwnerKey>) -> bool {
-    if let Some(pid) = filter.pid
-        && alert.owner.as_ref().and_then(OwnerKey::pid) != Some(pid)
-    {
-        return false;
-    }
-    if let Some(device) = &alert.device
-        && !filter.shows_device(device)
-    {
-        return false;
-    }
-    match alert.kind {
-        AlertKind::LeakSuspect => alert.owner.as_ref().is_some_and(|o| admitted.contains(o)),
-        AlertKind::ErrorQpLingering | AlertKind::UnreleasedAfterExit => true,
-    }
 }
 
 fn warning_view(alert: &Alert) -> TrendWarningView {

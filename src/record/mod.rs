@@ -3,7 +3,9 @@
 //! The format and its guarantees are described in docs/recording.md.
 //!
 //! - `format`: the bytes (file header, CRC-checked frames).
-//! - `scan`: finding the intact frames of a file; damage ends the scan with a note.
+//! - `scan`: finding the intact frames of a file; a torn tail is ignored,
+//!   damage inside the file skipped with a note.
+//! - `frame_check`: telling an intact frame from damage, and finding the next one.
 //! - `payload`: a snapshot frame's deflated JSON, leaving out what did not change.
 //! - `writer`: appending frames, surviving failed writes.
 //! - `replay`: `ReplaySource`, a recording as a `Source` with random access.
@@ -12,6 +14,8 @@
 
 pub mod error;
 pub mod format;
+pub mod frame_check;
+pub mod limits;
 pub mod payload;
 pub mod replay;
 pub mod scan;

@@ -7,18 +7,19 @@
 //! snapshot decodes at most that many frames.
 
 use super::format::{FLAG_DEFLATE, FLAG_KEYFRAME};
+use super::limits::{self, CountingReader};
 use crate::model::{DetailScope, Device, Meta, Object, ProcessInfo, Snapshot, Tally};
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
+use std::io::Write;
 
 pub const KEYFRAME_EVERY: u32 = 60;
 
 /// A payload inflating to more than this is not one restop wrote (a host
 /// with 10 000 processes and every object in detail is far below).
-const MAX_INFLATED: u64 = 256 << 20;
+pub const MAX_INFLATED: u64 = 64 << 20;
 
 const PART_NAMES: [&str; 4] = ["devices", "processes", "tallies", "objects"];
 
@@ -85,6 +86,13 @@ impl PayloadEncoder {
             text.extend_from_slice(part);
         }
         text.push(b'}');
+        if text.len() as u64 > MAX_INFLATED {
+            return Err(format!(
+                "the snapshot is {} bytes of JSON, more than the {} MiB a record may hold",
+                text.len(),
+                MAX_INFLATED >> 20
+            ));
+        }
         let mut deflate = DeflateEncoder::new(Vec::new(), Compression::default());
         let payload = deflate
             .write_all(&text)
@@ -116,34 +124,46 @@ fn json<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
 struct Frame {
     details: DetailScope,
     meta: Meta,
+    #[serde(default, deserialize_with = "limits::devices")]
     devices: Option<Vec<Device>>,
+    #[serde(default, deserialize_with = "limits::processes")]
     processes: Option<Vec<ProcessInfo>>,
+    #[serde(default, deserialize_with = "limits::tallies")]
     tallies: Option<Vec<Tally>>,
+    #[serde(default, deserialize_with = "limits::objects")]
     objects: Option<Vec<Object>>,
 }
 
 /// A decoded snapshot frame: its own meta and detail scope, and every part,
 /// taken from `previous` (the parts of the snapshot frame before it) where
-/// the frame left one out.
+/// the frame left one out. The JSON is parsed as it inflates, never held
+/// whole, and refused past `MAX_INFLATED` bytes or the entry limits of
+/// `limits`, so a hostile file cannot make the reader take more memory than
+/// the largest real snapshot would.
 pub fn decode(
     payload: &[u8],
     flags: u8,
     previous: Option<Parts>,
 ) -> Result<(Meta, DetailScope, Parts), String> {
-    let mut text = Vec::new();
-    let json: &[u8] = if flags & FLAG_DEFLATE != 0 {
-        DeflateDecoder::new(payload)
-            .take(MAX_INFLATED + 1)
-            .read_to_end(&mut text)
-            .map_err(|e| format!("bad compressed data: {e}"))?;
-        if text.len() as u64 > MAX_INFLATED {
-            return Err("inflates to more than 256 MiB".into());
+    let parsed: Result<Frame, serde_json::Error> = if flags & FLAG_DEFLATE != 0 {
+        let mut reader = CountingReader::new(DeflateDecoder::new(payload), MAX_INFLATED);
+        let parsed = serde_json::from_reader(std::io::BufReader::new(&mut reader));
+        if reader.over_limit() {
+            return Err(format!("inflates to more than {} MiB", MAX_INFLATED >> 20));
         }
-        &text
+        parsed
+    } else if payload.len() as u64 > MAX_INFLATED {
+        return Err(format!("more than {} MiB", MAX_INFLATED >> 20));
     } else {
-        payload
+        serde_json::from_slice(payload)
     };
-    let frame: Frame = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    let frame = parsed.map_err(|e| {
+        if e.is_io() {
+            format!("bad compressed data: {e}")
+        } else {
+            e.to_string()
+        }
+    })?;
     fn part<T>(
         own: Option<Vec<T>>,
         previous: Option<Vec<T>>,
@@ -174,6 +194,7 @@ pub fn decode(
 mod tests {
     use super::*;
     use crate::model::{ProcessInfo, ProcessKey, SourceKind};
+    use std::io::Read;
 
     fn snapshot(at: u64, processes: usize) -> Snapshot {
         Snapshot {

@@ -57,7 +57,7 @@ impl ReplaySource {
         path: String,
     ) -> Result<ReplaySource, RecordError> {
         let scan = scan(bytes.as_ref(), &path)?;
-        let note = scan.ending.note().map(|n| format!("{path}: {n}"));
+        let note = scan.note().map(|n| format!("{path}: {n}"));
         if scan.records.is_empty() {
             let why = match &note {
                 Some(n) => format!("; {n}"),
@@ -75,7 +75,7 @@ impl ReplaySource {
         })
     }
 
-    /// Snapshots in the recording (those before any damage).
+    /// Intact snapshots in the recording (damaged ones are skipped).
     pub fn len(&self) -> usize {
         self.scan.records.len()
     }
@@ -93,7 +93,7 @@ impl ReplaySource {
         &self.scan.sessions
     }
 
-    /// What was wrong with the file, if anything (its intact part is replayed).
+    /// What was wrong with the file, if anything (its intact frames are replayed).
     pub fn note(&self) -> Option<&str> {
         self.note.as_deref()
     }

@@ -1,14 +1,18 @@
 //! Reading a recording's structure: its header, and where each complete,
 //! intact frame is. Payloads are checked (CRC) but not decoded here.
 //!
-//! The scan stops at the first frame that is incomplete or corrupt: what
-//! follows a damaged frame cannot be trusted to start on a frame boundary.
+//! Damage is told apart by what follows it. When no intact frame follows,
+//! it is a torn tail (restop stopped while writing): readers ignore it and
+//! the next `--record` cuts it off. When intact frames follow, it is
+//! corruption inside the file: readers skip to the next intact frame and say
+//! how much they skipped, and `--record` refuses the file.
 
 use super::error::RecordError;
 use super::format::{
-    FILE_HEADER_FIXED, FORMAT_VERSION, FRAME_HEADER_LEN, FixedHeader, FrameHeader, KIND_SESSION,
-    KIND_SNAPSHOT, MAGIC, MAX_PAYLOAD_LEN, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
+    FILE_HEADER_FIXED, FLAG_KEYFRAME, FORMAT_VERSION, FixedHeader, FrameHeader, KIND_SESSION,
+    KIND_SNAPSHOT, MAGIC, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
 };
+use super::frame_check::{Damage, FrameAt, frame_at, next_intact_frame};
 use crate::model::SourceKind;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -78,14 +82,15 @@ pub struct RecordEntry {
 pub enum Ending {
     /// At a frame boundary: the file is whole.
     Clean,
-    /// The last frame is cut short: restop stopped while writing it.
-    Incomplete { offset: u64, bytes: u64 },
-    /// A frame whose bytes are wrong. `at_tail`: it is the last thing in the
-    /// file (a torn write), not damage with data after it.
-    Corrupt {
+    /// A torn tail: the last bytes are not an intact frame and nothing
+    /// intact follows them (restop stopped while writing). Only this may be
+    /// cut off before appending.
+    Torn {
         offset: u64,
+        bytes: u64,
         reason: String,
-        at_tail: bool,
+        /// Cut short, rather than intact in length but wrong.
+        incomplete: bool,
     },
 }
 
@@ -94,22 +99,55 @@ impl Ending {
     pub fn note(&self) -> Option<String> {
         match self {
             Ending::Clean => None,
-            Ending::Incomplete { offset, bytes } => Some(format!(
+            Ending::Torn {
+                offset,
+                bytes,
+                incomplete: true,
+                ..
+            } => Some(format!(
                 "the last record (offset {offset}, {bytes} bytes) is incomplete and was ignored: \
                  restop stopped while writing it"
             )),
-            Ending::Corrupt { offset, reason, .. } => Some(format!(
-                "record at offset {offset} is corrupt ({reason}); stopping there"
+            Ending::Torn {
+                offset,
+                bytes,
+                reason,
+                ..
+            } => Some(format!(
+                "the last record (offset {offset}, {bytes} bytes) is damaged ({reason}) and was \
+                 ignored: nothing intact follows it"
             )),
         }
     }
+}
 
-    /// Whether new frames may follow the intact ones once the rest is cut off.
-    pub fn damage_is_only_a_torn_tail(&self) -> bool {
-        match self {
-            Ending::Clean | Ending::Incomplete { .. } => true,
-            Ending::Corrupt { at_tail, .. } => *at_tail,
+/// Damage inside the file: intact frames follow it. Reading skips it;
+/// appending is refused (the file is never cut back over intact data).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    pub offset: u64,
+    /// Bytes skipped: from `offset` to the next intact frame.
+    pub bytes: u64,
+    pub reason: String,
+    /// Intact snapshot frames after the gap that were skipped as well: they
+    /// leave out parts that were in a lost frame, up to the next keyframe.
+    pub snapshots_skipped: usize,
+}
+
+impl Gap {
+    pub fn note(&self) -> String {
+        let next = self.offset + self.bytes;
+        let mut note = format!(
+            "record at offset {} is corrupt ({}): {} bytes skipped, reading resumed at offset {next}",
+            self.offset, self.reason, self.bytes
+        );
+        if self.snapshots_skipped > 0 {
+            note.push_str(&format!(
+                " ({} snapshots after it skipped too: they build on the lost record)",
+                self.snapshots_skipped
+            ));
         }
+        note
     }
 }
 
@@ -120,100 +158,137 @@ pub struct Scan {
     pub written_by: String,
     pub sessions: Vec<SessionInfo>,
     pub records: Vec<RecordEntry>,
+    /// Damage with intact frames after it, in file order.
+    pub gaps: Vec<Gap>,
     /// End of the last intact frame: where an append continues.
     pub good_end: u64,
     pub ending: Ending,
 }
 
+impl Scan {
+    /// Everything a reader should be told about damage, if any.
+    pub fn note(&self) -> Option<String> {
+        let notes: Vec<String> = self
+            .gaps
+            .iter()
+            .map(Gap::note)
+            .chain(self.ending.note())
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
+    }
+}
+
 /// Reads the header and every intact frame of `bytes`. Errors only when the
 /// file is not a readable recording at all; damage after the header is
-/// reported in `Scan::ending`.
+/// reported in `Scan::gaps` and `Scan::ending`.
 pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
-    let size = bytes
-        .size()
-        .map_err(|e| RecordError::io(path, "reading", e))?;
+    let io_error = |e| RecordError::io(path, "reading", e);
+    let size = bytes.size().map_err(io_error)?;
     let (fixed, written_by) = read_header(bytes, size, path)?;
     let mut scan = Scan {
         format_version: fixed.format_version,
         written_by,
         sessions: Vec::new(),
         records: Vec::new(),
+        gaps: Vec::new(),
         good_end: fixed.total_len() as u64,
         ending: Ending::Clean,
     };
     let mut payload = Vec::new();
     let mut offset = scan.good_end;
-    loop {
-        let remaining = size.saturating_sub(offset);
-        if remaining == 0 {
-            break;
-        }
-        if remaining < FRAME_HEADER_LEN as u64 {
-            scan.ending = Ending::Incomplete {
-                offset,
-                bytes: remaining,
-            };
-            break;
-        }
-        let mut head = [0u8; FRAME_HEADER_LEN];
-        bytes
-            .read_exact_at(&mut head, offset)
-            .map_err(|e| RecordError::io(path, "reading", e))?;
-        let header = FrameHeader::parse(&head);
-        if header.payload_len > MAX_PAYLOAD_LEN {
-            scan.ending = Ending::Corrupt {
-                offset,
-                reason: format!("impossible length {}", header.payload_len),
-                at_tail: false,
-            };
-            break;
-        }
-        let end = offset + header.frame_len();
-        if end > size {
-            scan.ending = Ending::Incomplete {
-                offset,
-                bytes: remaining,
-            };
-            break;
-        }
-        payload.resize(header.payload_len as usize, 0);
-        bytes
-            .read_exact_at(&mut payload, offset + FRAME_HEADER_LEN as u64)
-            .map_err(|e| RecordError::io(path, "reading", e))?;
-        if header.expected_crc(&payload) != header.crc {
-            scan.ending = Ending::Corrupt {
-                offset,
-                reason: "CRC mismatch".into(),
-                at_tail: end == size,
-            };
-            break;
-        }
-        match header.kind {
-            KIND_SESSION => match serde_json::from_slice::<SessionInfo>(&payload) {
-                Ok(session) => scan.sessions.push(session),
-                Err(e) => {
-                    scan.ending = Ending::Corrupt {
-                        offset,
-                        reason: format!("unreadable session header: {e}"),
-                        at_tail: end == size,
-                    };
-                    break;
+    while offset < size {
+        let damage = match frame_at(bytes, offset, size, &mut payload).map_err(io_error)? {
+            FrameAt::Intact(header) => match take_frame(&mut scan, &header, &payload, offset) {
+                Ok(()) => {
+                    let end = offset + header.frame_len();
+                    scan.good_end = end;
+                    offset = end;
+                    continue;
                 }
+                Err(damage) => damage,
             },
-            KIND_SNAPSHOT => scan.records.push(RecordEntry {
-                offset,
-                payload_len: header.payload_len,
-                flags: header.flags,
-                time_ms: header.time_ms,
-                session: scan.sessions.len().checked_sub(1),
-            }),
-            // A kind from a later restop: intact, so skipped.
-            _ => {}
+            FrameAt::Damaged(damage) => damage,
+        };
+        match next_intact_frame(bytes, offset + 1, size).map_err(io_error)? {
+            Some(next) => {
+                scan.gaps.push(Gap {
+                    offset,
+                    bytes: next - offset,
+                    reason: damage.reason,
+                    snapshots_skipped: 0,
+                });
+                offset = next;
+                skip_to_keyframe(bytes, &mut scan, &mut offset, size, &mut payload)
+                    .map_err(io_error)?;
+            }
+            None => {
+                scan.ending = Ending::Torn {
+                    offset,
+                    bytes: size - offset,
+                    reason: damage.reason,
+                    incomplete: damage.incomplete,
+                };
+                break;
+            }
         }
-        scan.good_end = end;
-        offset = end;
     }
     Ok(scan)
+}
+
+/// Records an intact frame; a session frame that does not parse is damage.
+fn take_frame(
+    scan: &mut Scan,
+    header: &FrameHeader,
+    payload: &[u8],
+    offset: u64,
+) -> Result<(), Damage> {
+    match header.kind {
+        KIND_SESSION => match serde_json::from_slice::<SessionInfo>(payload) {
+            Ok(session) => scan.sessions.push(session),
+            Err(e) => {
+                return Err(Damage {
+                    reason: format!("unreadable session header: {e}"),
+                    incomplete: false,
+                });
+            }
+        },
+        KIND_SNAPSHOT => scan.records.push(RecordEntry {
+            offset,
+            payload_len: header.payload_len,
+            flags: header.flags,
+            time_ms: header.time_ms,
+            session: scan.sessions.len().checked_sub(1),
+        }),
+        // A kind from a later restop: intact, so skipped.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Right after a gap: steps over the intact snapshot frames that are not
+/// keyframes (they build on what the gap lost), counting them in the gap.
+/// Stops at a keyframe, a session frame, damage or the end.
+fn skip_to_keyframe(
+    bytes: &dyn ReadAt,
+    scan: &mut Scan,
+    offset: &mut u64,
+    size: u64,
+    payload: &mut Vec<u8>,
+) -> io::Result<()> {
+    while *offset < size {
+        let FrameAt::Intact(header) = frame_at(bytes, *offset, size, payload)? else {
+            return Ok(());
+        };
+        if header.kind != KIND_SNAPSHOT || header.flags & FLAG_KEYFRAME != 0 {
+            return Ok(());
+        }
+        if let Some(gap) = scan.gaps.last_mut() {
+            gap.snapshots_skipped += 1;
+        }
+        *offset += header.frame_len();
+        scan.good_end = *offset;
+    }
+    Ok(())
 }
 
 fn read_header(
@@ -289,7 +364,7 @@ fn read_header(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::format::{FLAG_DEFLATE, encode_file_header, encode_frame};
+    use crate::record::format::{FLAG_DEFLATE, FRAME_HEADER_LEN, encode_file_header, encode_frame};
 
     fn session_frame() -> Vec<u8> {
         let info = SessionInfo {
@@ -342,13 +417,47 @@ mod tests {
         let cut = &bytes[..bytes.len() - 2];
         let s = scan(&cut.to_vec(), "f").unwrap();
         assert_eq!(s.records.len(), 1);
-        assert!(matches!(s.ending, Ending::Incomplete { .. }));
-        assert!(s.ending.damage_is_only_a_torn_tail());
+        assert!(matches!(
+            s.ending,
+            Ending::Torn {
+                incomplete: true,
+                ..
+            }
+        ));
+        assert!(s.gaps.is_empty());
         assert!(s.ending.note().unwrap().contains("incomplete"));
     }
 
     #[test]
-    fn a_flipped_byte_in_the_middle_stops_the_scan_there() {
+    fn a_flipped_byte_in_the_middle_is_a_gap_and_the_frames_after_it_are_kept() {
+        let first = file(&[session_frame(), snap(10, b"a")]);
+        let bad_at = first.len();
+        let keyframe = encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE | FLAG_KEYFRAME, 40, b"k").unwrap();
+        let mut bytes = file(&[
+            session_frame(),
+            snap(10, b"a"),
+            snap(20, b"bb"),
+            snap(30, b"c"),
+            keyframe,
+        ]);
+        bytes[bad_at + FRAME_HEADER_LEN] ^= 0xff;
+        let s = scan(&bytes, "f").unwrap();
+        assert_eq!(
+            s.records.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            [10, 40]
+        );
+        assert_eq!(s.gaps.len(), 1);
+        assert_eq!(s.gaps[0].offset, bad_at as u64);
+        assert_eq!(s.gaps[0].bytes, (FRAME_HEADER_LEN + 2) as u64);
+        assert_eq!(s.gaps[0].snapshots_skipped, 1, "the delta frame after it");
+        assert_eq!(s.ending, Ending::Clean);
+        assert!(s.note().unwrap().starts_with(&format!(
+            "record at offset {bad_at} is corrupt (CRC mismatch): 20 bytes skipped"
+        )));
+    }
+
+    #[test]
+    fn a_length_past_the_end_with_frames_after_it_is_not_a_torn_tail() {
         let first = file(&[session_frame(), snap(10, b"a")]);
         let bad_at = first.len();
         let mut bytes = file(&[
@@ -357,14 +466,16 @@ mod tests {
             snap(20, b"bb"),
             snap(30, b"c"),
         ]);
-        bytes[bad_at + FRAME_HEADER_LEN] ^= 0xff;
+        bytes[bad_at + 4] ^= 0x01; // the length grows by 64 KiB
         let s = scan(&bytes, "f").unwrap();
-        assert_eq!(s.records.len(), 1);
-        assert_eq!(
-            s.ending.note().unwrap(),
-            format!("record at offset {bad_at} is corrupt (CRC mismatch); stopping there")
+        assert_eq!(s.gaps.len(), 1);
+        assert!(
+            s.gaps[0].reason.contains("runs past the end"),
+            "{:?}",
+            s.gaps
         );
-        assert!(!s.ending.damage_is_only_a_torn_tail());
+        assert_eq!(s.ending, Ending::Clean);
+        assert_eq!(s.good_end, bytes.len() as u64);
     }
 
     #[test]

@@ -5,10 +5,11 @@
 //! full) the file is cut back to the end of the last whole frame, so it stays
 //! readable and later snapshots can still be appended once there is room.
 //!
-//! An existing recording is appended to, as a new session; a torn last frame
-//! (restop killed while writing) is cut off first. A file that is not a
-//! recording, or that is damaged before its end, is refused rather than
-//! changed. An advisory lock keeps two restops from interleaving frames.
+//! An existing recording is appended to, as a new session; a torn tail
+//! (restop killed while writing: damage that no intact frame follows) is cut
+//! off first. A file that is not a recording, or that holds damage followed
+//! by intact frames, is refused rather than changed: no restop command ever
+//! shortens a file that holds intact data after the damage. An advisory lock keeps two restops from interleaving frames.
 
 use super::error::RecordError;
 use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
@@ -19,6 +20,7 @@ use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::time::Duration;
 
@@ -66,12 +68,7 @@ impl RecordWriter {
         interval: Duration,
     ) -> Result<RecordWriter, RecordError> {
         let name = path.display().to_string();
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| RecordError::io(&name, "opening for recording", e))?;
+        let file = open_for_recording(path, &name)?;
         let mut file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(locked) => locked,
             Err((_, Errno::EWOULDBLOCK)) => return Err(RecordError::Locked { path: name }),
@@ -87,18 +84,16 @@ impl RecordWriter {
             (header.len() as u64, Opening::Created)
         } else {
             let found = scan(&*file, &name)?;
-            if !found.ending.damage_is_only_a_torn_tail() {
-                let (offset, reason) = match found.ending {
-                    super::scan::Ending::Corrupt { offset, reason, .. } => (offset, reason),
-                    _ => (found.good_end, "damaged".to_string()),
-                };
+            // Damage with intact frames after it: never cut back, never appended to.
+            if let Some(gap) = found.gaps.first() {
                 return Err(RecordError::DamagedForAppend {
                     path: name,
-                    offset,
-                    reason,
+                    offset: gap.offset,
+                    reason: gap.reason.clone(),
                 });
             }
             let dropped = found.ending.note();
+            // Only a torn tail lies past `good_end` now: nothing intact follows it.
             if found.good_end < size {
                 file.set_len(found.good_end)
                     .map_err(|e| RecordError::io(&name, "cutting off the torn last record", e))?;
@@ -231,6 +226,56 @@ impl RecordWriter {
             }
         }
     }
+}
+
+/// A new recording's mode: it holds other users' command lines and names.
+pub const RECORDING_MODE: u32 = 0o600;
+
+/// Opens `path` for appending without being led elsewhere: a symlink at the
+/// path is refused (`O_NOFOLLOW`), and so is anything but a regular file with
+/// one name (a hard link planted to another file), or a file that belongs to
+/// another user (one prepared for restop to fill). A new file is created
+/// with `RECORDING_MODE`, whatever the umask.
+fn open_for_recording(path: &Path, name: &str) -> Result<File, RecordError> {
+    let opening = |e| RecordError::io(name, "opening for recording", e);
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(RECORDING_MODE)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(nix::libc::ELOOP) {
+                opening(io::Error::other(
+                    "it is a symbolic link; restop records only to a regular file it opens directly",
+                ))
+            } else {
+                opening(e)
+            }
+        })?;
+    let meta = file.metadata().map_err(opening)?;
+    if !meta.file_type().is_file() {
+        return Err(opening(io::Error::other("not a regular file")));
+    }
+    if meta.nlink() > 1 {
+        return Err(opening(io::Error::other(
+            "the file has other names (hard links); restop does not record into a shared file",
+        )));
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(opening(io::Error::other(format!(
+            "the file belongs to uid {}, not to restop's user (uid {me}); record to a file of your own",
+            meta.uid()
+        ))));
+    }
+    if meta.len() == 0 {
+        // New (or empty): ours to give a deliberate mode.
+        file.set_permissions(std::fs::Permissions::from_mode(RECORDING_MODE))
+            .map_err(opening)?;
+    }
+    Ok(file)
 }
 
 impl Drop for RecordWriter {

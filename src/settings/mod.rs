@@ -111,6 +111,8 @@ pub struct Settings {
     pub record: Option<PathBuf>,
     /// `--batch -n N`: stop after N reports; `None`: until stopped.
     pub iterations: Option<u64>,
+    /// `--rates`: with --once/--json, a second collection this long after the first.
+    pub rates: Option<std::time::Duration>,
     /// `--dev`, `--pid`, `--type`, `--state`.
     pub filter: Filter,
     /// `--sort` (and its natural direction), `--top`, `--warn`, `--crit`.
@@ -131,6 +133,7 @@ impl Default for Settings {
             source: SourceSettings::default(),
             record: None,
             iterations: None,
+            rates: None,
             filter: Filter::default(),
             report: OnceOptions::default(),
             interactive: InteractiveSettings::default(),
@@ -168,14 +171,27 @@ impl Settings {
 
     /// How the live host is read.
     pub fn live_options(&self) -> LiveOptions {
+        // In a container the node's /proc, /sys and /var/log are mounted under one
+        // directory (docs/kubernetes.md): `RESTOP_HOST_ROOT=/host`.
+        let host = std::env::var_os("RESTOP_HOST_ROOT")
+            .filter(|root| !root.is_empty())
+            .map(std::path::PathBuf::from);
+        let defaults = LiveOptions::default();
+        let under_host = |path: &std::path::Path| match &host {
+            Some(root) => root.join(path.strip_prefix("/").unwrap_or(path)),
+            None => path.to_path_buf(),
+        };
         LiveOptions {
+            proc_root: under_host(&defaults.proc_root),
+            sys_root: under_host(&defaults.sys_root),
+            kubelet_logs: under_host(&defaults.kubelet_logs),
             timeout: self.source.timeout,
             object_interval: self.source.objects_every,
             verbs: self.source.verbs,
             // Diagnostics on stderr only where stderr is not the drawn screen.
             print_notes: self.mode != Mode::Interactive
                 && std::env::var_os("RESTOP_DEBUG").is_some(),
-            ..LiveOptions::default()
+            ..defaults
         }
     }
 }

@@ -7,7 +7,8 @@ use super::theme::Theme;
 use crate::app::cursor::visible_offset;
 use crate::app::devices_view::{DeviceRow, PortSummary, Tree};
 use crate::app::layout::TablePane;
-use crate::app::{App, Focus};
+use crate::app::screens::main::MainScreen;
+use crate::app::{Ctx, Focus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
@@ -76,11 +77,11 @@ fn port_text(ports: &[PortSummary]) -> String {
     text
 }
 
-pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
+pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
     let buf = frame.buffer_mut();
-    let focused = app.focus == Focus::Devices;
+    let focused = main.focus == Focus::Devices;
     let title_style = if focused { theme.title() } else { theme.bold() };
-    let count = format!("Devices ({})", app.devices.len());
+    let count = format!("Devices ({})", main.devices.len());
     title_line(
         buf,
         pane.title,
@@ -89,12 +90,12 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
         theme.dim(),
     );
 
-    let types: Vec<_> = app
+    let types: Vec<_> = main
         .devices
         .first()
         .map(|r| r.usage.iter().map(|(t, _)| *t).collect())
-        .unwrap_or_else(|| app.filter.visible_types());
-    let g = grid(&app.devices, types.len(), pane.header.width);
+        .unwrap_or_else(|| ctx.filter.visible_types());
+    let g = grid(&main.devices, types.len(), pane.header.width);
 
     // Column headers.
     if pane.header.height > 0 {
@@ -132,8 +133,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
         }
     }
 
-    if app.devices.is_empty() {
-        let message = if app.snapshot().is_some() {
+    if main.devices.is_empty() {
+        let message = if ctx.snapshot.is_some() {
             "no RDMA devices"
         } else {
             "collecting…"
@@ -152,7 +153,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
     // One plan per type column, over every device, so gauges line up.
     let plans: Vec<GaugePlan> = (0..types.len())
         .map(|i| {
-            let entries: Vec<_> = app
+            let entries: Vec<_> = main
                 .devices
                 .iter()
                 .map(|r| r.usage.get(i).and_then(|(_, e)| e.as_ref()))
@@ -160,17 +161,17 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, app: &App, theme: &Theme) {
             plan_for(
                 &entries,
                 usize::from(g.cell.saturating_sub(1)),
-                app.sparklines,
+                ctx.sparklines,
             )
         })
         .collect();
     let height = usize::from(pane.rows.height);
-    let offset = visible_offset(app.device_cursor, app.devices.len(), height);
-    for (i, row) in app.devices.iter().enumerate().skip(offset).take(height) {
+    let offset = visible_offset(main.device_cursor, main.devices.len(), height);
+    for (i, row) in main.devices.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
         let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
-        draw_row(buf, line, row, &g, &plans, app, theme);
-        if focused && i == app.device_cursor.selected {
+        draw_row(buf, line, row, &g, &plans, ctx, theme);
+        if focused && i == main.device_cursor.selected {
             style_area(buf, line, theme.selected(true));
         }
     }
@@ -182,7 +183,7 @@ fn draw_row(
     row: &DeviceRow,
     g: &Grid,
     plans: &[GaugePlan],
-    app: &App,
+    ctx: &Ctx,
     theme: &Theme,
 ) {
     let mut x = line.x;
@@ -221,9 +222,9 @@ fn draw_row(
     );
     x += g.port + 1;
     for ((t, entry), plan) in row.usage.iter().zip(plans) {
-        let thresholds = &app.config.thresholds;
-        let spans = if app.sparklines {
-            let series = app.trend_views.device_series(&row.name, *t);
+        let thresholds = &ctx.config.thresholds;
+        let spans = if ctx.sparklines {
+            let series = ctx.insights.device_series(&row.name, *t);
             trend_gauge(entry.as_ref(), *plan, series, thresholds, theme)
         } else {
             gauge(entry.as_ref(), *plan, thresholds, theme)

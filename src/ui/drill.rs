@@ -4,26 +4,24 @@ use super::object_table;
 use super::paint::{put, put_spans};
 use super::sparkline::signed;
 use super::theme::Theme;
-use crate::app::App;
-use crate::app::drill::{DetailState, DrillView};
+use crate::app::Ctx;
+use crate::app::drill::{DetailState, DrillView, tab_label};
 use crate::app::layout::{drill_layout, tab_spans};
-use crate::app::update::tab_label;
 use crate::model::history::span_text;
 use crate::model::limits::process_shares;
 use crate::model::{QpState, ResourceType};
 use crate::units::{bytes, count, percent};
 use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::Span;
 
-pub fn draw(frame: &mut Frame, body: Rect, app: &App, view: &DrillView, theme: &Theme) {
-    let l = drill_layout(body);
+pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
+    let l = drill_layout(ctx.body);
     let buf = frame.buffer_mut();
     put_spans(buf, l.info, &info(view, theme));
     if l.limits.height > 0 {
-        put_spans(buf, l.limits, &limits(app, view, theme));
+        put_spans(buf, l.limits, &limits(ctx, view, theme));
     }
-    put_spans(buf, l.trend, &trend_line(app, view, theme));
+    put_spans(buf, l.trend, &trend_line(ctx, view, theme));
 
     let counts = view.consumer.as_ref().map(|c| c.counts);
     let labels: Vec<String> = view
@@ -64,7 +62,7 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, view: &DrillView, theme: &
         let x = l.table.title.right().saturating_sub(w);
         put(buf, x, l.table.title.y, &note, w, theme.dim());
     }
-    put_spans(buf, l.totals, &totals(app, view, theme));
+    put_spans(buf, l.totals, &totals(ctx, view, theme));
 }
 
 fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
@@ -104,11 +102,11 @@ fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
 /// `quota /pod1 mlx5_0 hca_object 1990/2000 (99%) · share of used (of max) QP 33% (28%)  MR 12%`:
 /// the owner's tightest cgroup quota (first: it is cut last on narrow
 /// screens), then how much of its devices it holds.
-fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
-    let (Some(c), Some(snapshot)) = (&view.consumer, app.snapshot()) else {
+fn limits<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+    let (Some(c), Some(snapshot)) = (&view.consumer, ctx.snapshot) else {
         return Vec::new();
     };
-    let thresholds = &app.config.thresholds;
+    let thresholds = &ctx.config.thresholds;
     let mut spans = Vec::new();
     if let Some((device, resource, quota)) = c
         .process
@@ -132,7 +130,7 @@ fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
     }
     spans.push(Span::styled("share of used (of max) ", theme.bold()));
     let mut any = false;
-    for (t, share) in process_shares(snapshot, &c.owner, &app.filter) {
+    for (t, share) in process_shares(snapshot, &c.owner, ctx.filter) {
         if !view.tabs.contains(&t) || c.counts.get(t) == 0 {
             continue;
         }
@@ -160,12 +158,12 @@ fn limits<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
 }
 
 /// "trend over 5 min: QP +30/min MR +90/min  ⚠ leak suspect: +90 MRs in 1 min, never decreased".
-fn trend_line<'a>(app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
-    let Some(trend) = app.trend_views.owner(&view.owner) else {
+fn trend_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+    let Some(trend) = ctx.insights.owner(&view.owner) else {
         return vec![Span::styled("trend: no history yet", theme.dim())];
     };
     let span = trend.types.values().map(|t| t.span_ms).max().unwrap_or(0);
-    let needed = app.history.config().rules().min_span_ms;
+    let needed = ctx.insights.min_span_ms;
     if span == 0 {
         return vec![Span::styled(
             format!(
@@ -226,7 +224,7 @@ fn rate(per_min: f64) -> String {
     }
 }
 
-fn totals<'a>(_app: &App, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+fn totals<'a>(_ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
     let Some(c) = &view.consumer else {
         return Vec::new();
     };

@@ -3,8 +3,9 @@
 use super::consumers::sort_marker;
 use super::paint::put_spans;
 use super::theme::Theme;
+use crate::app::App;
 use crate::app::columns::consumer_columns;
-use crate::app::{App, Screen};
+use crate::app::keys::sort_key_char;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
@@ -24,14 +25,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let key = |k: &'static str| Span::styled(k, theme.bold());
     let word = |w: &'static str| Span::raw(w);
     let mut spans = Vec::new();
-    if app.screens.is_empty() {
+    let on_main = app.on_main();
+    if on_main {
         let sorted = consumer_columns(&app.filter)
             .into_iter()
-            .find(|c| c.sort_key() == app.sort)
-            .map(|c| c.title())
+            .find(|c| c.sort_key() == app.main.sort)
+            .map(|c| c.header())
             .unwrap_or("?");
+        // The column's direct key, so the next sort is one key away.
+        let direct = sort_key_char(app.main.sort)
+            .map(|c| format!("({c}) "))
+            .unwrap_or_default();
         spans.push(Span::styled(
-            format!("sort {sorted}{} ", sort_marker(app.direction)),
+            format!("sort {sorted}{} {direct}", sort_marker(app.main.direction)),
             theme.title(),
         ));
     }
@@ -46,32 +52,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ("{}", " ±1 min "),
         ]);
     }
-    match app.screen() {
-        None => hints.extend([
-            ("⏎", " details "),
-            ("e", " errors "),
-            ("/", " filter "),
-            ("s", " sort "),
-            ("r", " reverse "),
-        ]),
-        Some(Screen::Drill(_)) => hints.extend([
-            ("Esc", " back "),
-            ("Tab", " type "),
-            ("s", " sort "),
-            ("r", " reverse "),
-            ("e", " errors "),
-        ]),
-        Some(Screen::ErrorQps | Screen::Alerts) => hints.extend([
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("s", " sort "),
-            ("r", " reverse "),
-        ]),
-    }
+    hints.extend(app.page().hints().iter().copied());
     // Freezing and the interval mean nothing in a replay.
     if !replay {
         hints.push(("␣", " freeze "));
-        if app.screen().is_none() {
+        if on_main {
             hints.push(("+-", " interval"));
         }
     }

@@ -128,9 +128,9 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
     let mut spans = vec![Span::raw(format!(
         "{} devices  {} owners  ",
         s.devices.len(),
-        app.consumers.len()
+        app.main.consumers.len()
     ))];
-    let errors = app.errors.rows.len();
+    let errors = app.insights.error_qps.len();
     let error_style = if errors > 0 {
         theme.alert()
     } else {
@@ -140,7 +140,7 @@ fn status<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
     if let Some(stale) = stale_dumps(s) {
         spans.push(Span::styled(format!("  {stale}"), theme.dim()));
     }
-    let alerts = app.trend_views.alerts.len();
+    let alerts = app.insights.alerts.len();
     if alerts > 0 {
         let plural = if alerts == 1 { "" } else { "s" };
         spans.push(Span::styled(

@@ -1,23 +1,20 @@
 //! Rendering: functions of the application state and the frame area. No
 //! I/O, no aggregation, no state changes.
 
-pub mod alerts;
 pub mod consumers;
 pub mod devices;
 pub mod drill;
-pub mod errors;
 pub mod footer;
 pub mod format;
 pub mod gauge;
 pub mod header;
-pub mod help;
 pub mod object_table;
 pub mod paint;
 pub mod sparkline;
 pub mod theme;
 
-use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, main_layout, too_small};
-use crate::app::{App, Screen};
+use crate::app::App;
+use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, too_small};
 use ratatui::Frame;
 use ratatui::widgets::{Paragraph, Wrap};
 use theme::Theme;
@@ -36,18 +33,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     let l = frame_layout(area);
     header::draw(frame, l.header, app, &theme);
-    match app.screen() {
-        None => {
-            let main = main_layout(l.body, app.devices.len());
-            devices::draw(frame, &main.devices, app, &theme);
-            consumers::draw(frame, &main.consumers, app, &theme);
-        }
-        Some(Screen::Drill(view)) => drill::draw(frame, l.body, app, view, &theme),
-        Some(Screen::ErrorQps) => errors::draw(frame, l.body, app, &theme),
-        Some(Screen::Alerts) => alerts::draw(frame, l.body, app, &theme),
-    }
+    let ctx = app.ctx();
+    app.page().render(frame, area, &ctx, &theme);
     footer::draw(frame, l.footer, app, &theme);
-    if app.help.is_some() {
-        help::draw(frame, area, app, &theme);
+    let top = app.top();
+    if top.overlay() {
+        top.render(frame, area, &ctx, &theme);
     }
 }

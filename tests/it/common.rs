@@ -82,6 +82,7 @@ fn port(index: u32, state: PortState, phys: PhysState, netdev: Option<&str>) -> 
         phys_state: Some(phys),
         netdev: netdev.map(String::from),
         netdev_index: None,
+        counters: None,
     }
 }
 
@@ -179,6 +180,7 @@ fn trainer() -> ProcessInfo {
             runtime: Runtime::Docker,
             id: "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa".into(),
             pod: None,
+            kube: None,
         }),
         started_at: Some(1_795_970_000),
         creator_threads: vec![(4250, "pt_nccl_0".into()), (4251, "pt_nccl_1".into())],
@@ -215,6 +217,11 @@ fn target() -> ProcessInfo {
             runtime: Runtime::Kubernetes,
             id: String::new(),
             pod: Some("9a8b7c6d-1111-2222-3333-444455556666".into()),
+            kube: Some(restop::model::KubeNames {
+                namespace: "storage".into(),
+                pod: "spdk-target-0".into(),
+                container: String::new(),
+            }),
         }),
         started_at: None,
         creator_threads: vec![],

@@ -152,6 +152,7 @@ fn the_dashboard_is_importable_json_over_restop_metrics() {
         "Device usage",
         "Top consumers",
         "Queue pairs and ERROR QPs",
+        "NIC counters",
     ] {
         assert!(titles.iter().any(|t| t == row), "no {row} row");
     }
@@ -171,7 +172,9 @@ fn the_dashboard_is_importable_json_over_restop_metrics() {
         "restop_up",
         "restop_resources_usage_ratio",
         "restop_process_resources",
-        "restop_error_qps",
+        "restop_error_queue_pairs",
+        "restop_port_transmit_bytes_total",
+        "restop_port_hw_stat_total",
     ] {
         assert!(
             used.contains(needed),

@@ -195,7 +195,7 @@ fn the_demo_exports_every_family_but_those_that_need_history() {
     // those families are left out rather than shown as zero.
     let text = render_snapshot(&demo_snapshot(1, 1), 20, Format::Text);
     let need_history = [
-        catalog::ERROR_QP_OLDEST_AGE.name,
+        catalog::ERROR_QUEUE_PAIR_OLDEST_AGE.name,
         catalog::LEAK_SUSPECTS.name,
         catalog::PROCESS_LEAK_SUSPECT.name,
     ];
@@ -221,7 +221,7 @@ fn error_qp_ages_are_exported_only_when_known() {
         },
         Format::Text,
     );
-    assert!(text.contains("\nrestop_error_qp_oldest_age_seconds{device=\"mlx5_1\"} 90\n"));
+    assert!(text.contains("\nrestop_error_queue_pair_oldest_age_seconds{device=\"mlx5_1\"} 90\n"));
 }
 
 fn failed_collection_text() -> String {
@@ -253,7 +253,7 @@ fn a_failed_collection_exports_health_and_no_stale_numbers() {
     assert!(text.contains("\nrestop_collection_duration_seconds 5\n"));
     for absent in [
         "restop_resources",
-        "restop_qps",
+        "restop_queue_pairs",
         "restop_process_",
         "restop_last_success",
     ] {

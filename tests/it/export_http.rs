@@ -18,7 +18,6 @@ fn test_limits() -> Limits {
         request_time: Duration::from_millis(800),
         response_time: Duration::from_secs(2),
         max_connections: 16,
-        slot_wait: Duration::from_millis(250),
         linger: Duration::from_millis(300),
     }
 }
@@ -298,25 +297,30 @@ fn many_concurrent_scrapes_all_get_the_whole_exposition() {
 }
 
 #[test]
-fn connections_over_the_cap_get_503_and_slots_come_back() {
+fn when_every_connection_is_taken_the_oldest_idle_one_gives_way() {
     let limits = Limits {
         max_connections: 4,
         ..test_limits()
     };
     let server = Running::demo(limits);
-    // Four clients that connect and say nothing hold every slot...
-    let idle: Vec<TcpStream> = (0..4)
+    // Four clients that connect and say nothing fill the table...
+    let mut idle: Vec<TcpStream> = (0..4)
         .map(|_| TcpStream::connect(server.addr).unwrap())
         .collect();
     thread::sleep(Duration::from_millis(100));
-    // ...so the next one waits a moment for a slot, then is turned away.
+    // ...and a scraper is still served at once: the oldest idle one is closed.
     let started = Instant::now();
-    assert_eq!(get(server.addr, "/metrics").status, 503);
-    assert!(started.elapsed() < Duration::from_millis(750));
-    // Their request budget runs out, they get 408, and the slots are free.
-    drop(idle);
-    thread::sleep(Duration::from_millis(200));
     assert_eq!(get(server.addr, "/metrics").status, 200);
+    assert!(started.elapsed() < Duration::from_millis(500));
+    let mut byte = [0u8; 1];
+    idle[0]
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    assert_eq!(
+        idle[0].read(&mut byte).unwrap_or(0),
+        0,
+        "closed without an answer"
+    );
 }
 
 #[test]

@@ -89,7 +89,25 @@ fn device_keys_match_the_schema() {
     );
     assert_eq!(
         keys(&dev["ports"][0]),
-        sorted(&["index", "state", "phys_state", "netdev"])
+        sorted(&[
+            "index",
+            "state",
+            "phys_state",
+            "netdev",
+            "counters",
+            "counters_source",
+            "sysfs_counters",
+            "counters_read_at_ms",
+            "rates",
+            "sysfs_rates",
+            "rates_interval_s",
+            "counter_resets",
+            "link_rate",
+            "link_rate_mbps",
+            "throughput",
+            "health",
+            "counter_notes"
+        ])
     );
     assert_eq!(dev["ports"][0]["state"], "ACTIVE");
     assert_eq!(dev["ports"][0]["phys_state"], "LINK_UP");
@@ -149,7 +167,10 @@ fn process_keys_match_the_schema() {
     assert_eq!(p["pid"], 4242);
     assert_eq!(p["name"], "train.py");
     assert_eq!(p["comm"], "pt_main_thread");
-    assert_eq!(keys(&p["container"]), sorted(&["runtime", "id", "pod"]));
+    assert_eq!(
+        keys(&p["container"]),
+        sorted(&["runtime", "id", "pod", "kubernetes"])
+    );
     assert_eq!(p["container"]["pod"], Value::Null);
     assert_eq!(
         p["threads"][0],

@@ -104,16 +104,23 @@ fn a_cut_at_every_byte_of_the_file_never_panics() {
 }
 
 #[test]
-fn a_corrupt_byte_in_the_middle_stops_there_and_says_where() {
+fn a_corrupt_byte_in_the_middle_is_skipped_and_says_where_and_how_much() {
     let s = sample();
     let mut bytes = s.bytes.clone();
     let third = s.starts[2];
     bytes[third as usize + 30] ^= 0x5a;
     let mut replay = open(bytes).unwrap();
+    // The two after it leave out parts of the lost one: skipped too.
     assert_eq!(read_all(&mut replay), 2);
+    let fourth = s.starts[3];
     assert_eq!(
         replay.note().unwrap(),
-        format!("f.rec: record at offset {third} is corrupt (CRC mismatch); stopping there")
+        format!(
+            "f.rec: record at offset {third} is corrupt (CRC mismatch): {} bytes skipped, \
+             reading resumed at offset {fourth} (2 snapshots after it skipped too: they build \
+             on the lost record)",
+            fourth - third
+        )
     );
 }
 
@@ -127,8 +134,11 @@ fn a_corrupt_first_record_leaves_nothing_to_replay() {
     assert_eq!(
         err.to_string(),
         format!(
-            "f.rec holds no snapshot; f.rec: record at offset {first} is corrupt (CRC mismatch); \
-             stopping there"
+            "f.rec holds no snapshot; f.rec: record at offset {first} is corrupt (CRC mismatch): \
+             {} bytes skipped, reading resumed at offset {} (4 snapshots after it skipped too: \
+             they build on the lost record)",
+            s.starts[1] - first,
+            s.starts[1]
         )
     );
 }

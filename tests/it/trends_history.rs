@@ -574,3 +574,96 @@ fn memory_stays_bounded_with_100k_snapshots_of_churning_owners() {
     assert!(h.remembered_qps() <= 10, "{}", h.remembered_qps());
     assert_eq!(h.tracked_devices(), 2);
 }
+
+#[test]
+fn insights_age_an_err_qp_as_of_the_snapshot_they_are_asked_about() {
+    let mut h = History::new(HistoryConfig::default());
+    let a = owner(7);
+    let tick = |s: u64, state: QpState| {
+        Host::at(s)
+            .holds(&a, 0, ResourceType::Qp, 1)
+            .qp(&a, 0, 17, state)
+            .snapshot()
+    };
+    let first = tick(0, QpState::Err);
+    h.push(&first);
+    h.push(&tick(10, QpState::Rts));
+    let again = tick(20, QpState::Err);
+    h.push(&again);
+    h.push(&tick(30, QpState::Err));
+
+    let now = h.insights(&tick(30, QpState::Err), &Filter::default());
+    let age = now.error_qps[0].age.unwrap();
+    assert_eq!((age.ms, age.first_seen_ms), (10_000, T0 + 20_000));
+    assert_eq!(age.previous, Some(QpState::Rts));
+    assert!(!age.lower_bound && !age.lingering);
+
+    // A view frozen on the first snapshot: that episode ended, the one the
+    // history holds began later.
+    let frozen = h.insights(&first, &Filter::default());
+    assert_eq!(frozen.error_qps.len(), 1);
+    assert_eq!(frozen.error_qps[0].age, None);
+    assert_eq!(
+        h.insights(&again, &Filter::default()).error_qps[0]
+            .age
+            .unwrap()
+            .ms,
+        0
+    );
+}
+
+#[test]
+fn insights_keep_only_the_alerts_the_filters_admit() {
+    let mut h = History::new(HistoryConfig::default());
+    let (a, b) = (owner(7), owner(8));
+    for s in [0, 61] {
+        h.push(
+            &Host::at(s)
+                .holds(&a, 0, ResourceType::Qp, 1)
+                .qp(&a, 0, 17, QpState::Err)
+                .holds(&b, 1, ResourceType::Qp, 1)
+                .qp(&b, 1, 18, QpState::Err)
+                .snapshot(),
+        );
+    }
+    let latest = Host::at(61)
+        .holds(&a, 0, ResourceType::Qp, 1)
+        .qp(&a, 0, 17, QpState::Err)
+        .holds(&b, 1, ResourceType::Qp, 1)
+        .qp(&b, 1, 18, QpState::Err)
+        .snapshot();
+    let all = h.insights(&latest, &Filter::default());
+    assert_eq!(all.alerts.len(), 2);
+    assert!(all.error_qps.iter().all(|e| e.age.unwrap().lingering));
+    let only_b = Filter {
+        pid: Some(8),
+        ..Filter::default()
+    };
+    let some = h.insights(&latest, &only_b);
+    assert_eq!(some.alerts.len(), 1);
+    assert_eq!(some.alerts[0].owner, Some(b));
+    assert_eq!(some.error_qps.len(), 1);
+    assert_eq!(
+        some.owners.len(),
+        2,
+        "trends are per owner, whatever the filter"
+    );
+}
+
+#[test]
+fn insights_carry_episodes_a_failed_dump_left_out() {
+    let mut h = History::new(HistoryConfig::default());
+    let a = owner(7);
+    h.push(
+        &Host::at(0)
+            .holds(&a, 1, ResourceType::Qp, 1)
+            .qp(&a, 1, 9, QpState::Err)
+            .snapshot(),
+    );
+    let failed = Host::at(2).qp_dump_failed(1).snapshot();
+    h.push(&failed);
+    let insights = h.insights(&failed, &Filter::default());
+    assert!(insights.error_qps.is_empty());
+    assert_eq!(insights.unlisted_error_qps.len(), 1);
+    assert_eq!(insights.unlisted_error_qps[0].age_ms, 2000);
+}

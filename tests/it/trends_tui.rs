@@ -8,7 +8,7 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use restop::app::object_table::Cell;
-use restop::app::{App, AppConfig, Event, Screen};
+use restop::app::{App, AppConfig, Event};
 use restop::demo::DemoSource;
 use restop::model::history::AlertKind;
 use restop::model::{DetailScope, ResourceType, Snapshot, SourceKind};
@@ -43,7 +43,8 @@ fn feed(app: &mut App, snapshot: Snapshot) {
 }
 
 fn delta_mr(app: &App, pid: u32) -> Option<i64> {
-    app.deltas
+    app.main
+        .deltas
         .get(&owner(pid))
         .map(|d| d.counts.get(ResourceType::Mr))
 }
@@ -87,17 +88,17 @@ impl Demo {
 #[test]
 fn b_marks_the_shown_snapshot_and_b_again_clears_it() {
     let mut app = app();
-    assert!(app.deltas.is_empty());
+    assert!(app.main.deltas.is_empty());
     app.update(ch('b'));
     assert!(app.history.baseline().is_some());
     assert_eq!(delta_mr(&app, 100), Some(0));
     feed(&mut app, fixture_later(10, 7));
     assert_eq!(delta_mr(&app, 100), Some(7));
-    assert_eq!(app.deltas[&owner(100)].mr_bytes, 7 << 20);
+    assert_eq!(app.main.deltas[&owner(100)].mr_bytes, 7 << 20);
     assert_eq!(delta_mr(&app, 200), Some(0));
     app.update(ch('b'));
     assert!(app.history.baseline().is_none());
-    assert!(app.deltas.is_empty());
+    assert!(app.main.deltas.is_empty());
 }
 
 #[test]
@@ -156,23 +157,27 @@ fn t_toggles_the_sparklines() {
 fn a_opens_the_alerts_panel_with_the_snapshot_warnings() {
     let mut app = app();
     app.update(ch('a'));
-    assert_eq!(app.screen(), Some(&Screen::Alerts));
-    assert_eq!(app.alerts.rows.len(), 1);
-    assert_eq!(app.alerts.rows[0].cells[0], Cell::Text("permission".into()));
+    assert_eq!(app.screen_ids(), ["alerts"]);
+    assert_eq!(alerts_pane(&app).rows.len(), 1);
+    assert_eq!(
+        alerts_pane(&app).rows[0].cells[0],
+        Cell::Text("permission".into())
+    );
     app.update(ch('a'));
-    assert!(app.screens.is_empty());
+    assert!(app.screen_ids().is_empty());
     // From the ERROR pane, `a` goes on top; `e` comes back to the pane below.
     app.update(ch('e'));
     app.update(ch('a'));
-    assert_eq!(app.screens, vec![Screen::ErrorQps, Screen::Alerts]);
+    assert_eq!(app.screen_ids(), ["error_qps", "alerts"]);
     app.update(ch('e'));
-    assert_eq!(app.screens, vec![Screen::ErrorQps]);
+    assert_eq!(app.screen_ids(), ["error_qps"]);
 }
 
 #[test]
 fn error_qp_ages_grow_across_ticks() {
     let mut app = app();
-    let age = |app: &App| match &app.errors.rows[0].cells[6] {
+    app.update(ch('e'));
+    let age = |app: &App| match &error_pane(app).rows[0].cells[6] {
         Cell::Age {
             ms, lower_bound, ..
         } => (*ms, *lower_bound),
@@ -182,12 +187,12 @@ fn error_qp_ages_grow_across_ticks() {
     feed(&mut app, fixture_later(30, 0));
     assert_eq!(age(&app), (Some(30_000), true));
     feed(&mut app, fixture_later(61, 0));
-    match &app.errors.rows[0].cells[6] {
+    match &error_pane(&app).rows[0].cells[6] {
         Cell::Age { lingering, .. } => assert!(lingering),
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        app.trend_views
+        app.insights
             .alerts
             .iter()
             .filter(|a| a.kind == AlertKind::ErrorQpLingering)
@@ -200,10 +205,9 @@ fn error_qp_ages_grow_across_ticks() {
 #[test]
 fn the_demo_leak_shows_in_alerts_and_enter_opens_its_owner() {
     let (mut app, _demo) = Demo::app(120, 30, 60);
-    assert_eq!(app.trend_views.leak_suspects(), 1);
+    assert_eq!(app.insights.leak_suspects(), 1);
     app.update(ch('a'));
-    let leak = app
-        .alerts
+    let leak = alerts_pane(&app)
         .rows
         .iter()
         .position(|r| r.cells[0] == Cell::Text("leak_suspect".into()))
@@ -272,6 +276,7 @@ fn demo_error_pane_sorted_by_age() {
         demo.feed(&mut app, DetailScope::All);
     }
     app.update(ch('e'));
-    assert!(app.errors.rows.len() >= 2, "{}", app.errors.rows.len());
+    let n = error_pane(&app).rows.len();
+    assert!(n >= 2, "{n}");
     insta::assert_snapshot!(screen(&app, 100, 16));
 }

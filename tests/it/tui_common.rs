@@ -2,6 +2,9 @@
 //! key helpers. Everything is fixed: no clock, no sleeps.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use restop::app::object_table::ObjectTable;
+use restop::app::screens::alerts::AlertsScreen;
+use restop::app::screens::error_qps::ErrorQpScreen;
 use restop::app::{App, AppConfig, Command, Event};
 use restop::model::{
     DetailScope, Device, Meta, Mr, Object, OwnerKey, Port, PortState, ProcessInfo, ProcessKey, Qp,
@@ -58,6 +61,7 @@ fn device(index: u32, name: &str, pf: Option<&str>, netdev: &str, usage: Usage) 
         phys_state: None,
         netdev: Some(netdev.into()),
         netdev_index: None,
+        counters: None,
     }];
     d.usage = usage;
     d
@@ -274,9 +278,23 @@ pub fn click(column: u16, row: u16) -> Event {
 
 /// Names of the consumer rows, in order.
 pub fn names(app: &App) -> Vec<String> {
-    app.consumers.iter().map(|c| c.name.clone()).collect()
+    app.main.consumers.iter().map(|c| c.name.clone()).collect()
 }
 
 pub fn selected_name(app: &App) -> Option<String> {
     app.selected_consumer().map(|c| c.name.clone())
+}
+
+/// The open ERROR-QP pane's table.
+pub fn error_pane(app: &App) -> &ObjectTable {
+    &app.find_screen::<ErrorQpScreen>()
+        .expect("the ERROR-QP pane is open")
+        .table
+}
+
+/// The open alerts panel's table.
+pub fn alerts_pane(app: &App) -> &ObjectTable {
+    &app.find_screen::<AlertsScreen>()
+        .expect("the alerts panel is open")
+        .table
 }

@@ -66,7 +66,7 @@ fn demo_app(w: u16, h: u16, config: AppConfig) -> (App, Demo) {
 /// Feeds demo collections until some QP is in ERR/SQE (deterministic for the seed).
 fn until_error_qps(app: &mut App, demo: &mut Demo) {
     for _ in 0..500 {
-        if !app.errors.rows.is_empty() {
+        if !app.insights.error_qps.is_empty() {
             return;
         }
         demo.feed(app, DetailScope::ErrorsOnly);
@@ -137,6 +137,21 @@ fn error_qp_pane() {
 fn error_qp_pane_fixture_80x24() {
     let mut app = app();
     app.update(ch('e'));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn sort_menu_80x24() {
+    let mut app = app();
+    app.update(key(KeyCode::F(6)));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn device_view_80x24() {
+    let mut app = app();
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Enter));
     insta::assert_snapshot!(screen(&app, 80, 24));
 }
 

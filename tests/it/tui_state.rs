@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, MouseEventKind};
 use restop::app::drill::DetailState;
 use restop::app::layout::{frame_layout, main_layout};
 use restop::app::object_table::Cell;
-use restop::app::{Command, Event, Focus, Screen};
+use restop::app::{Command, Event, Focus};
 use restop::model::consumers::{SortDirection, SortKey};
 use restop::model::{DetailScope, OwnerKey, QpState, ResourceType};
 use restop::source::CollectError;
@@ -18,8 +18,8 @@ fn processes(pids: &[u32]) -> DetailScope {
 #[test]
 fn consumers_start_sorted_by_qp_largest_first() {
     let app = app();
-    assert_eq!(app.sort, SortKey::Count(ResourceType::Qp));
-    assert_eq!(app.direction, SortDirection::Descending);
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Qp));
+    assert_eq!(app.main.direction, SortDirection::Descending);
     assert_eq!(
         names(&app),
         ["train.py", "ib_write_bw", "[nvme_rdma]", "(unattributed)"]
@@ -31,32 +31,105 @@ fn consumers_start_sorted_by_qp_largest_first() {
 fn s_and_greater_than_move_to_the_next_sort_column() {
     let mut app = app();
     app.update(ch('s'));
-    assert_eq!(app.sort, SortKey::Count(ResourceType::Cq));
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Cq));
     app.update(ch('>'));
-    assert_eq!(app.sort, SortKey::Count(ResourceType::Mr));
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Mr));
     assert_eq!(names(&app)[0], "train.py");
     assert_eq!(names(&app)[1], "ib_write_bw");
 }
 
 #[test]
-fn less_than_moves_back_and_wraps() {
+fn less_than_moves_back_over_the_columns_shown_and_wraps() {
+    // 80 columns: USER, CONTAINER and SRQ are not shown, so they are skipped.
     let mut app = app();
     app.update(ch('<'));
-    assert_eq!(app.sort, SortKey::Container);
-    assert_eq!(app.direction, SortDirection::Ascending, "names sort A→Z");
+    assert_eq!(app.main.sort, SortKey::Name);
+    assert_eq!(
+        app.main.direction,
+        SortDirection::Ascending,
+        "names sort A→Z"
+    );
     app.update(ch('<'));
+    assert_eq!(app.main.sort, SortKey::Pid);
     app.update(ch('<'));
+    assert_eq!(app.main.sort, SortKey::ErrQps, "wraps to the last column");
+}
+
+#[test]
+fn wide_terminals_cycle_through_every_column_in_screen_order() {
+    let mut app = app_sized(160, 40);
     app.update(ch('<'));
-    assert_eq!(app.sort, SortKey::Pid);
+    assert_eq!(app.main.sort, SortKey::Container);
+    for expected in [SortKey::Name, SortKey::User, SortKey::Pid, SortKey::ErrQps] {
+        app.update(ch('<'));
+        assert_eq!(app.main.sort, expected);
+    }
     app.update(ch('<'));
-    assert_eq!(app.sort, SortKey::ErrQps, "wraps to the last column");
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::CmId));
+}
+
+#[test]
+fn direct_sort_keys_sort_and_again_reverse() {
+    let mut app = app();
+    app.update(ch('M'));
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Mr));
+    assert_eq!(app.main.direction, SortDirection::Descending);
+    app.update(ch('M'));
+    assert_eq!(app.main.direction, SortDirection::Ascending);
+    app.update(ch('N'));
+    assert_eq!(
+        (app.main.sort, app.main.direction),
+        (SortKey::Name, SortDirection::Ascending)
+    );
+    app.update(ch('E'));
+    assert_eq!(app.main.sort, SortKey::ErrQps);
+    // Elsewhere the keys do nothing to the consumers.
+    app.update(ch('e'));
+    app.update(ch('Q'));
+    assert_eq!(app.main.sort, SortKey::ErrQps);
+}
+
+#[test]
+fn f6_opens_the_sort_menu_on_the_sorted_column_and_enter_sorts() {
+    let mut app = app();
+    app.update(key(KeyCode::F(6)));
+    let menu = app
+        .find_screen::<restop::app::screens::sort_menu::SortMenu>()
+        .expect("the sort menu");
+    let headers: Vec<_> = menu.columns.iter().map(|c| c.header()).collect();
+    assert_eq!(
+        headers,
+        [
+            "PID", "NAME", "QP", "CQ", "MR", "MR-BYTES", "PD", "CTX", "CM_ID", "ERR"
+        ],
+        "the columns shown at 80 columns, in screen order"
+    );
+    assert_eq!(menu.selected, 2, "on QP, the sorted column");
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Enter));
+    assert!(app.screen_ids().is_empty());
+    assert_eq!(
+        (app.main.sort, app.main.direction),
+        (SortKey::Count(ResourceType::Mr), SortDirection::Descending)
+    );
+    // Esc cancels; a direct key in the menu sorts at once.
+    app.update(key(KeyCode::F(6)));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Esc));
+    assert!(app.screen_ids().is_empty());
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Mr));
+    app.update(key(KeyCode::F(6)));
+    app.update(ch('P'));
+    assert!(app.screen_ids().is_empty());
+    assert_eq!(app.main.sort, SortKey::Pid);
 }
 
 #[test]
 fn r_reverses_the_order() {
     let mut app = app();
     app.update(ch('r'));
-    assert_eq!(app.direction, SortDirection::Ascending);
+    assert_eq!(app.main.direction, SortDirection::Ascending);
     assert_eq!(names(&app)[0], "(unattributed)");
 }
 
@@ -67,7 +140,7 @@ fn selection_follows_the_process_not_the_row() {
     assert_eq!(selected_name(&app).as_deref(), Some("ib_write_bw"));
     app.update(ch('r'));
     assert_eq!(selected_name(&app).as_deref(), Some("ib_write_bw"));
-    assert_eq!(app.consumer_cursor.selected, 2);
+    assert_eq!(app.main.consumer_cursor.selected, 2);
 
     // A refresh in which ib_write_bw becomes the biggest QP holder.
     let mut snapshot = fixture(&DetailScope::ErrorsOnly);
@@ -75,7 +148,7 @@ fn selection_follows_the_process_not_the_row() {
     app.update(ch('r'));
     app.update(snapshot_event(snapshot, DetailScope::ErrorsOnly));
     assert_eq!(names(&app)[0], "ib_write_bw");
-    assert_eq!(app.consumer_cursor.selected, 0);
+    assert_eq!(app.main.consumer_cursor.selected, 0);
     assert_eq!(selected_name(&app).as_deref(), Some("ib_write_bw"));
 }
 
@@ -86,7 +159,7 @@ fn a_vanished_selection_stays_at_the_same_place() {
     let mut snapshot = fixture(&DetailScope::ErrorsOnly);
     snapshot.tallies.remove(1);
     app.update(snapshot_event(snapshot, DetailScope::ErrorsOnly));
-    assert_eq!(app.consumer_cursor.selected, 1);
+    assert_eq!(app.main.consumer_cursor.selected, 1);
     assert_eq!(selected_name(&app).as_deref(), Some("[nvme_rdma]"));
 }
 
@@ -98,17 +171,17 @@ fn movement_keys() {
     app.update(ch('k'));
     assert_eq!(selected_name(&app).as_deref(), Some("[nvme_rdma]"));
     app.update(key(KeyCode::Home));
-    assert_eq!(app.consumer_cursor.selected, 0);
+    assert_eq!(app.main.consumer_cursor.selected, 0);
     app.update(ch('j'));
-    assert_eq!(app.consumer_cursor.selected, 1);
+    assert_eq!(app.main.consumer_cursor.selected, 1);
     app.update(key(KeyCode::PageDown));
-    assert_eq!(app.consumer_cursor.selected, 3);
+    assert_eq!(app.main.consumer_cursor.selected, 3);
     app.update(key(KeyCode::PageUp));
-    assert_eq!(app.consumer_cursor.selected, 0);
+    assert_eq!(app.main.consumer_cursor.selected, 0);
     app.update(ch('G'));
-    assert_eq!(app.consumer_cursor.selected, 3);
+    assert_eq!(app.main.consumer_cursor.selected, 3);
     app.update(ch('g'));
-    assert_eq!(app.consumer_cursor.selected, 0);
+    assert_eq!(app.main.consumer_cursor.selected, 0);
 }
 
 #[test]
@@ -246,15 +319,15 @@ fn q_ctrl_c_and_the_quit_event_quit() {
 fn help_opens_with_question_mark_or_f1_and_closes_without_quitting() {
     let mut app = app();
     app.update(ch('?'));
-    assert!(app.help.is_some());
+    assert!(app.help_scroll().is_some());
     assert_eq!(app.update(ch('q')), [], "q closes help first");
-    assert!(app.help.is_none());
+    assert!(app.help_scroll().is_none());
     app.update(key(KeyCode::F(1)));
-    assert!(app.help.is_some());
+    assert!(app.help_scroll().is_some());
     app.update(key(KeyCode::Down));
-    assert_eq!(app.help, Some(1));
+    assert_eq!(app.help_scroll(), Some(1));
     app.update(key(KeyCode::Esc));
-    assert!(app.help.is_none());
+    assert!(app.help_scroll().is_none());
     app.update(ch('?'));
     assert_eq!(app.update(ctrl('c')), [Command::Quit]);
 }
@@ -327,7 +400,7 @@ fn esc_leaves_the_drill_down_and_stops_asking_for_details() {
     assert_eq!(app.drill().unwrap().owner, owner(200));
     let commands = app.update(key(KeyCode::Esc));
     assert_eq!(commands, [Command::SetDetails(DetailScope::ErrorsOnly)]);
-    assert!(app.screens.is_empty());
+    assert!(app.screen_ids().is_empty());
     assert_eq!(selected_name(&app).as_deref(), Some("ib_write_bw"));
 }
 
@@ -359,10 +432,10 @@ fn drilling_into_a_frozen_snapshot_says_the_objects_are_missing() {
 fn e_opens_the_error_pane_from_anywhere_and_closes_it() {
     let mut app = app();
     app.update(ch('e'));
-    assert_eq!(app.screen(), Some(&Screen::ErrorQps));
-    assert_eq!(app.errors.rows.len(), 2);
+    assert_eq!(app.screen_ids(), ["error_qps"]);
+    assert_eq!(error_pane(&app).rows.len(), 2);
     app.update(ch('e'));
-    assert!(app.screens.is_empty());
+    assert!(app.screen_ids().is_empty());
 
     app.update(key(KeyCode::Enter));
     app.update(ch('e'));
@@ -379,7 +452,7 @@ fn enter_on_an_error_qp_opens_its_owner_on_that_qp() {
     // snapshot; the tie goes by device and QP number in the same (descending)
     // order, so QP 17 (train.py) is second.
     app.update(key(KeyCode::Down));
-    let selected_owner = app.errors.selected().unwrap().owner.clone();
+    let selected_owner = error_pane(&app).selected().unwrap().owner.clone();
     assert_eq!(selected_owner, Some(owner(100)));
     app.update(key(KeyCode::Enter));
     collect_as_asked(&mut app, processes(&[100]));
@@ -391,7 +464,7 @@ fn enter_on_an_error_qp_opens_its_owner_on_that_qp() {
 
     // e from the drill-down goes back to the same pane, not a new one.
     app.update(ch('e'));
-    assert_eq!(app.screens, vec![Screen::ErrorQps]);
+    assert_eq!(app.screen_ids(), ["error_qps"]);
 }
 
 #[test]
@@ -399,27 +472,60 @@ fn error_pane_sorts_and_moves() {
     let mut app = app();
     app.update(ch('e'));
     assert_eq!(
-        app.errors.rows[0].owner,
+        error_pane(&app).rows[0].owner,
         Some(OwnerKey::Kernel("nvme_rdma".into()))
     );
     app.update(ch('r'));
-    assert_eq!(app.errors.rows[0].owner, Some(owner(100)));
+    assert_eq!(error_pane(&app).rows[0].owner, Some(owner(100)));
     app.update(key(KeyCode::Down));
-    assert_eq!(app.errors.cursor.selected, 1);
+    assert_eq!(error_pane(&app).cursor.selected, 1);
 }
 
 #[test]
 fn tab_switches_focus_to_the_devices() {
     let mut app = app();
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.focus, Focus::Devices);
+    assert_eq!(app.main.focus, Focus::Devices);
     app.update(key(KeyCode::Down));
-    assert_eq!(app.device_cursor.selected, 1);
-    assert_eq!(app.consumer_cursor.selected, 0);
-    app.update(key(KeyCode::Enter));
-    assert!(app.screens.is_empty(), "Enter on a device does nothing");
+    assert_eq!(app.main.device_cursor.selected, 1);
+    assert_eq!(app.main.consumer_cursor.selected, 0);
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.focus, Focus::Consumers);
+    assert_eq!(app.main.focus, Focus::Consumers);
+}
+
+#[test]
+fn enter_on_a_device_opens_its_view_with_the_counts_on_that_device() {
+    let mut app = app();
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.screen_ids(), ["device"]);
+    let view = app
+        .find_screen::<restop::app::screens::device::DeviceScreen>()
+        .unwrap();
+    assert_eq!(view.name, "mlx5_1");
+    assert_eq!(
+        view.table.rows.len(),
+        1,
+        "only ib_write_bw holds objects there"
+    );
+    assert_eq!(view.table.rows[0].cells[2], Cell::Num(Some(3)));
+    assert_eq!(view.error_qps, 0);
+    // Enter on the owner opens its drill-down; Esc comes back.
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.drill().unwrap().owner, owner(200));
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    assert!(app.screen_ids().is_empty());
+
+    app.update(key(KeyCode::Up));
+    app.update(key(KeyCode::Enter));
+    let view = app
+        .find_screen::<restop::app::screens::device::DeviceScreen>()
+        .unwrap();
+    assert_eq!(view.name, "mlx5_0");
+    assert_eq!(view.table.rows.len(), 3);
+    assert_eq!(view.error_qps, 2);
 }
 
 #[test]
@@ -447,7 +553,7 @@ fn a_failed_collection_keeps_the_last_snapshot() {
 fn clicking_a_column_header_sorts_by_it_and_again_reverses() {
     let mut app = app();
     let body = frame_layout(app.size).body;
-    let pane = main_layout(body, app.devices.len()).consumers;
+    let pane = main_layout(body, app.main.devices.len()).consumers;
     let header_y = pane.header.y;
     // At 80 columns: PID NAME QP CQ MR ...; find "MR" by its title position.
     let placed = restop::app::columns::fit_consumer_columns(&app.filter, pane.header.width);
@@ -456,29 +562,29 @@ fn clicking_a_column_header_sorts_by_it_and_again_reverses() {
         .find(|p| p.column.sort_key() == SortKey::Count(ResourceType::Mr))
         .unwrap();
     app.update(click(mr.x + 1, header_y));
-    assert_eq!(app.sort, SortKey::Count(ResourceType::Mr));
-    assert_eq!(app.direction, SortDirection::Descending);
+    assert_eq!(app.main.sort, SortKey::Count(ResourceType::Mr));
+    assert_eq!(app.main.direction, SortDirection::Descending);
     app.update(click(mr.x + 1, header_y));
-    assert_eq!(app.direction, SortDirection::Ascending);
+    assert_eq!(app.main.direction, SortDirection::Ascending);
 }
 
 #[test]
 fn clicking_a_row_selects_it_and_the_wheel_scrolls() {
     let mut app = app();
     let body = frame_layout(app.size).body;
-    let pane = main_layout(body, app.devices.len()).consumers;
+    let pane = main_layout(body, app.main.devices.len()).consumers;
     app.update(click(3, pane.rows.y + 2));
     assert_eq!(selected_name(&app).as_deref(), Some("[nvme_rdma]"));
     app.update(mouse(MouseEventKind::ScrollUp, 3, pane.rows.y));
     assert_eq!(
-        app.consumer_cursor.selected, 2,
+        app.main.consumer_cursor.selected, 2,
         "all rows fit: nothing to scroll"
     );
 
-    let devices = main_layout(body, app.devices.len()).devices;
+    let devices = main_layout(body, app.main.devices.len()).devices;
     app.update(click(3, devices.rows.y + 1));
-    assert_eq!(app.focus, Focus::Devices);
-    assert_eq!(app.device_cursor.selected, 1);
+    assert_eq!(app.main.focus, Focus::Devices);
+    assert_eq!(app.main.device_cursor.selected, 1);
 }
 
 #[test]
@@ -496,7 +602,7 @@ fn resize_keeps_the_selection_visible() {
     let mut app = app_sized(80, 50);
     app.update(key(KeyCode::End));
     app.update(Event::Resize(40, 12));
-    let pane = main_layout(frame_layout(app.size).body, app.devices.len()).consumers;
-    let c = app.consumer_cursor;
+    let pane = main_layout(frame_layout(app.size).body, app.main.devices.len()).consumers;
+    let c = app.main.consumer_cursor;
     assert!(c.selected >= c.offset && c.selected < c.offset + usize::from(pane.rows.height));
 }

@@ -257,10 +257,10 @@ fn mouse_clicks_sort_and_select() {
     let (row, line) = screen
         .lines()
         .enumerate()
-        .find(|(_, l)| l.contains("QP▼") && l.contains("MR BYTES"))
+        .find(|(_, l)| l.contains("QP▼") && l.contains("MR-BYTES"))
         .expect("consumers header");
     let col = line
-        .find("MR BYTES")
+        .find("MR-BYTES")
         .map(|b| line[..b].chars().count())
         .unwrap();
     // SGR mouse report of a left press and release (1-based coordinates).
@@ -268,7 +268,7 @@ fn mouse_clicks_sort_and_select() {
     let release = format!("\x1b[<0;{};{}m", col + 2, row + 1);
     s.type_text(&press);
     s.type_text(&release);
-    s.wait_for("sorted by MR bytes", |s| s.contains("MR BYTES▼"));
+    s.wait_for("sorted by MR bytes", |s| s.contains("MR-BYTES▼"));
     s.send(&["q"]);
     s.assert_restored();
 }

@@ -50,6 +50,7 @@ impl<T: Transport> LiveSource<T> {
             .iter()
             .map(|summary| self.device_of(summary, &infos, &mut warnings))
             .collect::<Vec<_>>();
+        self.counters.retain(&devices);
         // Renamed or removed devices must not keep stale topology.
         self.sysfs
             .retain(|name, _| devices.iter().any(|d| &d.name == name));
@@ -108,6 +109,7 @@ impl<T: Transport> LiveSource<T> {
                             phys_state: p.phys_state,
                             netdev: p.netdev,
                             netdev_index: p.netdev_index,
+                            counters: None,
                         })
                         .collect();
                 }
@@ -124,6 +126,11 @@ impl<T: Transport> LiveSource<T> {
             .or_insert_with(|| sysfs_device(&self.options.sys_root, &summary.name));
         device.pci = topo.pci.clone();
         device.pf = topo.pf.clone();
+        // Counters every collection, before any object dump can delay them.
+        if self.options.counters {
+            self.counters
+                .read_device(&mut self.client, &mut device, warnings);
+        }
         device
     }
 }

@@ -24,6 +24,7 @@ use self::view::ObjectView;
 use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
 use super::cgroup_rdma::CgroupRdmaReader;
+use super::counters::CounterReader;
 use super::procfs::ProcReader;
 use super::sysfs::SysfsDevice;
 use super::verbs::VerbsLimits;
@@ -47,6 +48,9 @@ pub struct LiveOptions {
     pub proc_root: PathBuf,
     /// Where sysfs is mounted.
     pub sys_root: PathBuf,
+    /// The node's `/var/log`, where the kubelet keeps `pods/` and `containers/` (pod and
+    /// container names).
+    pub kubelet_logs: PathBuf,
     /// Read device limits through libibverbs when the kernel's summary has
     /// none (`--no-verbs` turns this off).
     pub verbs: bool,
@@ -56,6 +60,8 @@ pub struct LiveOptions {
     /// Print diagnostics (why no limits came from verbs, what libibverbs
     /// printed) on stderr as they arise (`RESTOP_DEBUG` in `--once`/`--json`).
     pub print_notes: bool,
+    /// Read NIC counters every collection (collect/counters).
+    pub counters: bool,
 }
 
 impl Default for LiveOptions {
@@ -65,9 +71,11 @@ impl Default for LiveOptions {
             object_interval: Duration::ZERO,
             proc_root: PathBuf::from("/proc"),
             sys_root: PathBuf::from("/sys"),
+            kubelet_logs: PathBuf::from("/var/log"),
             verbs: true,
             own_pid: std::process::id(),
             print_notes: false,
+            counters: true,
         }
     }
 }
@@ -86,6 +94,7 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     kernel: String,
     verbs: VerbsLimits,
     cgroups: CgroupRdmaReader,
+    counters: CounterReader,
     notes: Vec<String>,
 }
 
@@ -107,8 +116,10 @@ impl<T: Transport> LiveSource<T> {
         };
         LiveSource {
             client,
-            procs: ProcReader::new(options.proc_root.clone()),
+            procs: ProcReader::new(options.proc_root.clone())
+                .with_kubelet_logs(options.kubelet_logs.clone()),
             cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
+            counters: CounterReader::new(options.sys_root.clone()),
             verbs,
             notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),

@@ -56,11 +56,17 @@ fn container_from_path(path: &str) -> Option<Container> {
     }
 
     match (found, pod) {
-        (Some((runtime, id)), pod) => Some(Container { runtime, id, pod }),
+        (Some((runtime, id)), pod) => Some(Container {
+            runtime,
+            id,
+            pod,
+            kube: None,
+        }),
         (None, Some(pod)) => Some(Container {
             runtime: Runtime::Kubernetes,
             id: String::new(),
             pod: Some(pod),
+            kube: None,
         }),
         (None, None) => None,
     }
@@ -171,6 +177,7 @@ mod tests {
             runtime,
             id: id.to_string(),
             pod: pod.map(str::to_string),
+            kube: None,
         })
     }
 

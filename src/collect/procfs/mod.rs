@@ -8,9 +8,11 @@
 
 mod container;
 mod files;
+mod kubelet;
 mod reader;
 mod users;
 
 pub use container::container_from_cgroup;
+pub use kubelet::{KubeletPods, parse_container_log, parse_pod_dir};
 pub use reader::ProcReader;
 pub use users::UserNames;

@@ -5,6 +5,7 @@ use super::files::{
     ReadFailure, StatFields, mountinfo_has_hidepid, parse_boot_time, parse_cmdline, parse_stat,
     parse_status, read_limited, read_text,
 };
+use super::kubelet::KubeletPods;
 use super::users::UserNames;
 use crate::model::{ProcessInfo, ProcessKey, Warning, WarningKind};
 use std::collections::HashMap;
@@ -30,6 +31,8 @@ pub struct ProcReader {
     /// Whether `<root>` is mounted with `hidepid`, checked on the first failed lookup.
     hidepid: Option<bool>,
     users: UserNames,
+    /// Namespace, pod and container names from the kubelet's log directories.
+    pods: KubeletPods,
     tick: u64,
     threads: HashMap<u32, ThreadEntry>,
     processes: HashMap<ProcessKey, ProcessEntry>,
@@ -83,12 +86,20 @@ impl ProcReader {
             boot_time: None,
             hidepid: None,
             users: UserNames::new(),
+            pods: KubeletPods::new("/var/log"),
             tick: 0,
             threads: HashMap::new(),
             processes: HashMap::new(),
             answered: HashMap::new(),
             failed: FailedLookups::default(),
         }
+    }
+
+    /// Reads pod and container names from `log_root` (the node's `/var/log`, where the
+    /// kubelet keeps `pods/` and `containers/`) instead of `/var/log`.
+    pub fn with_kubelet_logs(mut self, log_root: impl Into<PathBuf>) -> ProcReader {
+        self.pods = KubeletPods::new(log_root);
+        self
     }
 
     /// Starts a collection round.
@@ -259,9 +270,12 @@ impl ProcReader {
         let cmdline = read_limited(&dir.join("cmdline"), CMDLINE_LIMIT)
             .map(|bytes| parse_cmdline(&bytes))
             .unwrap_or_default();
-        let container = read_text(&dir.join("cgroup"))
+        let mut container = read_text(&dir.join("cgroup"))
             .ok()
             .and_then(|cgroup| container_from_cgroup(&cgroup));
+        if let Some(c) = container.as_mut() {
+            c.kube = self.pods.names(c, self.tick);
+        }
         let user = euid.and_then(|uid| self.users.name(uid).map(str::to_string));
         ProcessInfo {
             key,
@@ -287,7 +301,8 @@ impl ProcReader {
                 .ok()
                 .and_then(|s| parse_boot_time(&s))
         });
-        Some(boot_time? + start_time / self.ticks_per_second)
+        // A hostile or corrupt stat/btime must not overflow: unknown instead.
+        boot_time?.checked_add(start_time / self.ticks_per_second)
     }
 
     fn process_dir(&self, pid: u32) -> PathBuf {

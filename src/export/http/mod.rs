@@ -1,5 +1,7 @@
 //! A small HTTP/1.1 server for `/metrics` (and `/`), on std::net.
 
+pub mod connections;
+pub mod event_loop;
 pub mod negotiate;
 pub mod request;
 pub mod response;

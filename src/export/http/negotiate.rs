@@ -1,8 +1,10 @@
-//! Picking the exposition format from the scraper's `Accept` header.
+//! Picking the exposition format from the scraper's `Accept` header, and the
+//! compression from its `Accept-Encoding`.
 //!
 //! Prometheus 2.x asks for `application/openmetrics-text;version=1.0.0`
 //! first and the text format at a lower q; curl and browsers send `*/*` or
-//! nothing and get the text format.
+//! nothing and get the text format. Prometheus sends `Accept-Encoding: gzip`
+//! and gets the body gzip-compressed (about a tenth of the size on the wire).
 
 use crate::export::exposition::Format;
 
@@ -65,9 +67,57 @@ pub fn choose(accept: Option<&str>) -> Format {
     }
 }
 
+/// Whether `Accept-Encoding` accepts gzip: `gzip` (or `x-gzip`, or `*`) with a q above 0.
+/// `identity` is always acceptable, so anything else means an uncompressed body.
+pub fn wants_gzip(accept_encoding: Option<&str>) -> bool {
+    let Some(accept_encoding) = accept_encoding else {
+        return false;
+    };
+    let mut gzip: Option<f32> = None;
+    let mut any: Option<f32> = None;
+    for coding in accept_encoding.split(',') {
+        let mut parts = coding.split(';').map(str::trim);
+        let name = parts.next().unwrap_or("").to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.split_once('='))
+            .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+            .map(|(_, v)| {
+                v.trim()
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|q| q.is_finite())
+                    .unwrap_or(0.0)
+            })
+            .unwrap_or(1.0);
+        match name.as_str() {
+            "gzip" | "x-gzip" => gzip = Some(gzip.map_or(q, |g: f32| g.max(q))),
+            "*" => any = Some(q),
+            _ => {}
+        }
+    }
+    gzip.or(any).is_some_and(|q| q > 0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gzip_when_asked_with_a_positive_q() {
+        assert!(wants_gzip(Some("gzip")));
+        assert!(wants_gzip(Some("gzip, deflate, br")));
+        assert!(wants_gzip(Some("identity;q=0.5, GZIP;q=0.8")));
+        assert!(wants_gzip(Some("*")));
+        assert!(wants_gzip(Some("x-gzip")));
+        assert!(!wants_gzip(None));
+        assert!(!wants_gzip(Some("")));
+        assert!(!wants_gzip(Some("identity")));
+        assert!(!wants_gzip(Some("br, deflate")));
+        assert!(!wants_gzip(Some("gzip;q=0")));
+        assert!(!wants_gzip(Some("gzip;q=0, *")));
+        assert!(!wants_gzip(Some("*;q=0")));
+        assert!(!wants_gzip(Some("gzip;q=nonsense")));
+    }
 
     #[test]
     fn prometheus_2_gets_openmetrics() {

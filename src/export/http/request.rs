@@ -14,6 +14,8 @@ pub struct RequestHead {
     pub path: String,
     /// All `Accept` header values, comma-joined.
     pub accept: Option<String>,
+    /// All `Accept-Encoding` header values, comma-joined.
+    pub accept_encoding: Option<String>,
     /// A `Content-Length` above 0 or any `Transfer-Encoding`: the exporter
     /// takes no request bodies.
     pub has_body: bool,
@@ -83,7 +85,7 @@ pub fn read_head(
 }
 
 /// Index just past the head's end (`\r\n\r\n`, or a bare `\n\n` from lenient clients).
-fn head_end(buf: &[u8]) -> Option<usize> {
+pub fn head_end(buf: &[u8]) -> Option<usize> {
     let crlf = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
     let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
     match (crlf, lf) {
@@ -117,6 +119,7 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
     let path = request_path(target).ok_or(RequestError::Malformed("bad target"))?;
 
     let mut accept: Option<String> = None;
+    let mut accept_encoding: Option<String> = None;
     let mut has_body = false;
     let mut headers = 0usize;
     for line in lines.take_while(|l| !l.is_empty()) {
@@ -136,6 +139,11 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
                 Some(previous) => format!("{previous},{value}"),
                 None => value.to_string(),
             });
+        } else if name.eq_ignore_ascii_case("accept-encoding") {
+            accept_encoding = Some(match accept_encoding {
+                Some(previous) => format!("{previous},{value}"),
+                None => value.to_string(),
+            });
         } else if name.eq_ignore_ascii_case("content-length") {
             let n: u64 = value
                 .parse()
@@ -149,6 +157,7 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
         method: method.to_string(),
         path,
         accept,
+        accept_encoding,
         has_body,
     })
 }

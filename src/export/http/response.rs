@@ -12,15 +12,18 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub enum Body {
     Static(&'static [u8]),
     Owned(String),
+    /// A body already encoded (gzip): sent as it is.
+    Bytes(Vec<u8>),
     /// The latest exposition, shared with other scrapes: never copied.
     Metrics(Arc<Exposition>, Format),
 }
 
 impl Body {
-    fn bytes(&self) -> &[u8] {
+    pub fn bytes(&self) -> &[u8] {
         match self {
             Body::Static(b) => b,
             Body::Owned(s) => s.as_bytes(),
+            Body::Bytes(b) => b,
             Body::Metrics(e, format) => e.body(*format),
         }
     }
@@ -43,6 +46,37 @@ impl Response {
             body: Body::Owned(format!("{status} {}: {message}\n", reason(status))),
         }
     }
+}
+
+/// The answer to `GET /metrics`: the latest exposition in `format`, gzip-compressed
+/// when the scraper accepts it (`Vary: Accept-Encoding` either way, so a cache in
+/// between keeps the two apart). Should compression fail, the plain body is sent.
+pub fn metrics(exposition: Arc<Exposition>, format: Format, gzip: bool) -> Response {
+    let mut headers = vec![("Vary", "Accept-Encoding")];
+    let body = match gzip.then(|| gzip_bytes(exposition.body(format))) {
+        Some(Ok(compressed)) => {
+            headers.push(("Content-Encoding", "gzip"));
+            Body::Bytes(compressed)
+        }
+        _ => Body::Metrics(exposition, format),
+    };
+    Response {
+        status: 200,
+        content_type: format.content_type(),
+        headers,
+        body,
+    }
+}
+
+/// gzip at the default level: the exposition is repetitive text and shrinks about
+/// tenfold.
+pub fn gzip_bytes(bytes: &[u8]) -> io::Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 8),
+        flate2::Compression::default(),
+    );
+    encoder.write_all(bytes)?;
+    encoder.finish()
 }
 
 pub fn reason(status: u16) -> &'static str {
@@ -178,6 +212,33 @@ mod tests {
         assert_eq!(http_date(UNIX_EPOCH), "Thu, 01 Jan 1970 00:00:00 GMT");
         let t = UNIX_EPOCH + Duration::from_secs(784_111_777);
         assert_eq!(http_date(t), "Sun, 06 Nov 1994 08:49:37 GMT");
+    }
+
+    #[test]
+    fn metrics_are_gzipped_only_when_asked() {
+        use std::io::Read as _;
+        let text = "restop_up{source=\"demo\"} 1\n".repeat(200);
+        let exposition = Arc::new(Exposition {
+            text: text.clone().into_bytes(),
+            openmetrics: Vec::new(),
+            collections: 1,
+        });
+        let plain = metrics(Arc::clone(&exposition), Format::Text, false);
+        assert_eq!(plain.body.bytes(), text.as_bytes());
+        assert!(!plain.headers.contains(&("Content-Encoding", "gzip")));
+        let gz = metrics(exposition, Format::Text, true);
+        assert!(gz.headers.contains(&("Content-Encoding", "gzip")));
+        assert!(gz.headers.contains(&("Vary", "Accept-Encoding")));
+        assert!(gz.body.bytes().len() < text.len() / 10);
+        let mut back = String::new();
+        flate2::read::GzDecoder::new(gz.body.bytes())
+            .read_to_string(&mut back)
+            .unwrap();
+        assert_eq!(back, text);
+        assert!(head(&gz, UNIX_EPOCH).contains(&format!(
+            "\r\nContent-Length: {}\r\n",
+            gz.body.bytes().len()
+        )));
     }
 
     #[test]

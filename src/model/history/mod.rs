@@ -11,105 +11,27 @@
 
 mod alerts;
 mod baseline;
+mod config;
+pub mod counters;
 mod error_ages;
+mod insights;
+mod owner_trend;
+mod record;
 mod series;
 mod trend;
 
 pub use alerts::{Alert, AlertKind, AlertThresholds, Unreleased, counts_text};
 pub use baseline::{Baseline, BaselineDelta, Holdings, OwnerHoldings, TypeDeltas, signed_diff};
+pub use config::HistoryConfig;
 pub use error_ages::{ErrorEntry, ErrorQpAge, QpKey};
+pub use insights::{ErrorAge, ErrorQpInsight, Insights};
+pub use owner_trend::OwnerTrend;
 pub use trend::{SERIES_POINTS, TrendRules, TypeTrend, plural, span_text};
 
-use super::consumers::owner_label;
-use super::{OwnerKey, ResourceType, Snapshot, TypeCounts};
+use super::{OwnerKey, ResourceType, Snapshot};
 use error_ages::ErrorTracker;
 use series::Series;
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct HistoryConfig {
-    /// How far back points are kept.
-    pub retention: Duration,
-    /// The span trends and leak verdicts look at (at most `retention`).
-    pub window: Duration,
-    /// The shortest observation a leak verdict is given on.
-    pub min_span: Duration,
-    /// The smallest net growth over the window that can be a leak.
-    pub min_growth: u64,
-    /// Owners tracked at most.
-    pub max_owners: usize,
-    /// Points per series at most (the resolution is `retention / max_points`).
-    pub max_points: usize,
-    pub alerts: AlertThresholds,
-}
-
-impl Default for HistoryConfig {
-    fn default() -> Self {
-        HistoryConfig {
-            retention: Duration::from_secs(600),
-            window: Duration::from_secs(300),
-            min_span: Duration::from_secs(60),
-            min_growth: 3,
-            max_owners: 512,
-            max_points: 600,
-            alerts: AlertThresholds::default(),
-        }
-    }
-}
-
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-impl HistoryConfig {
-    pub fn retention_ms(&self) -> u64 {
-        ms(self.retention).max(1)
-    }
-
-    /// The trend window, never longer than what is kept.
-    pub fn window_ms(&self) -> u64 {
-        ms(self.window).clamp(1, self.retention_ms())
-    }
-
-    fn resolution_ms(&self) -> u64 {
-        (self.retention_ms() / self.max_points.max(1) as u64).max(1)
-    }
-
-    pub fn rules(&self) -> TrendRules {
-        TrendRules {
-            min_span_ms: ms(self.min_span).min(self.window_ms()),
-            min_growth: self.min_growth,
-        }
-    }
-}
-
-/// Every trend of one owner over the window, for the types it held in it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OwnerTrend {
-    pub owner: OwnerKey,
-    /// The owner's name as the consumers table shows it.
-    pub name: String,
-    pub types: BTreeMap<ResourceType, TypeTrend>,
-}
-
-impl OwnerTrend {
-    pub fn leak_suspect(&self) -> bool {
-        self.types.values().any(|t| t.leak_suspect)
-    }
-
-    /// The types suspected of leaking, with their explanation.
-    pub fn suspects(&self) -> impl Iterator<Item = (ResourceType, &TypeTrend)> {
-        self.types
-            .iter()
-            .filter(|(_, t)| t.leak_suspect)
-            .map(|(ty, t)| (*ty, t))
-    }
-
-    pub fn get(&self, t: ResourceType) -> Option<&TypeTrend> {
-        self.types.get(&t)
-    }
-}
 
 #[derive(Clone, Debug)]
 struct OwnerTrack {
@@ -145,6 +67,8 @@ pub struct History {
     latest_ms: Option<u64>,
     /// Time of the object dumps last taken in (owner counts change only then).
     objects_ms: Option<u64>,
+    /// NIC counter series and alerts (counters.rs).
+    counters: counters::CounterHistory,
 }
 
 /// Events of processes exiting with objects left behind, kept at most.
@@ -153,7 +77,7 @@ const MAX_UNRELEASED: usize = 32;
 impl History {
     pub fn new(config: HistoryConfig) -> History {
         History {
-            config,
+            config: config.clone(),
             owners: BTreeMap::new(),
             devices: BTreeMap::new(),
             errors: ErrorTracker::default(),
@@ -163,11 +87,20 @@ impl History {
             started_ms: None,
             latest_ms: None,
             objects_ms: None,
+            counters: counters::CounterHistory::new(
+                config.max_points,
+                counters::CounterAlertRules::default(),
+            ),
         }
     }
 
     pub fn config(&self) -> &HistoryConfig {
         &self.config
+    }
+
+    /// NIC counter series (sparklines) and counter alerts.
+    pub fn counters(&self) -> &counters::CounterHistory {
+        &self.counters
     }
 
     /// Collection time of the latest snapshot taken in.
@@ -217,6 +150,7 @@ impl History {
         self.started_ms.get_or_insert(t);
         self.latest_ms = Some(t);
         self.record_devices(snapshot, t);
+        self.counters.push(snapshot);
 
         // Owner counts come from object dumps, which may run less often than
         // collections: only a new dump is a new sample. A failed dump would
@@ -244,160 +178,6 @@ impl History {
         }
         self.latest = Some(OwnerHoldings::of(snapshot));
         self.forget_old(t);
-    }
-
-    fn record_devices(&mut self, snapshot: &Snapshot, t: u64) {
-        let (resolution, cap) = (self.config.resolution_ms(), self.config.max_points + 1);
-        for d in &snapshot.devices {
-            let mut counts = TypeCounts::default();
-            for (ty, entry) in &d.usage.0 {
-                counts.add(*ty, entry.current);
-            }
-            let track = self
-                .devices
-                .entry(d.name.clone())
-                .or_insert_with(|| DeviceTrack {
-                    series: Series::default(),
-                    last_seen_ms: t,
-                });
-            track.series.record(t, counts, resolution, cap);
-            track.last_seen_ms = t;
-        }
-    }
-
-    fn record_owners(&mut self, snapshot: &Snapshot, t: u64) {
-        let (resolution, cap) = (self.config.resolution_ms(), self.config.max_points + 1);
-        let mut totals: BTreeMap<&OwnerKey, TypeCounts> = BTreeMap::new();
-        for tally in &snapshot.tallies {
-            *totals.entry(&tally.owner).or_default() += &tally.counts;
-        }
-
-        self.note_unreleased(&totals, t);
-
-        for (owner, counts) in &totals {
-            let process = match owner {
-                OwnerKey::Process(key) => snapshot.process(key),
-                _ => None,
-            };
-            let name = owner_label(owner, process);
-            let label = match owner {
-                OwnerKey::Process(key) if name != format!("pid {}", key.pid) => {
-                    format!("{name} (pid {})", key.pid)
-                }
-                _ => name.clone(),
-            };
-            let track = self
-                .owners
-                .entry((*owner).clone())
-                .or_insert_with(|| OwnerTrack {
-                    series: Series::default(),
-                    label: String::new(),
-                    name: String::new(),
-                    present: true,
-                    last_seen_ms: t,
-                });
-            track.series.record(t, *counts, resolution, cap);
-            track.present = true;
-            track.last_seen_ms = t;
-            track.label = label;
-            track.name = name;
-        }
-        // An owner missing from the tallies holds nothing: one zero point
-        // marks the release, then its series just ends.
-        for (owner, track) in self.owners.iter_mut() {
-            if track.present && !totals.contains_key(owner) {
-                track
-                    .series
-                    .record(t, TypeCounts::default(), resolution, cap);
-                track.present = false;
-            }
-        }
-        self.cap_owners();
-    }
-
-    /// Processes that held objects in the previous sample and none now, while
-    /// the unattributed row grew in the same dump: their objects stayed.
-    fn note_unreleased(&mut self, totals: &BTreeMap<&OwnerKey, TypeCounts>, t: u64) {
-        let unattributed = OwnerKey::Unattributed;
-        let now_unattributed = totals.get(&unattributed).copied().unwrap_or_default();
-        let before = self
-            .owners
-            .get(&unattributed)
-            .filter(|o| o.present)
-            .and_then(|o| o.series.last())
-            .map(|p| p.counts)
-            .unwrap_or_default();
-        let exited: Vec<(OwnerKey, String, TypeCounts)> = self
-            .owners
-            .iter()
-            .filter(|(k, o)| {
-                matches!(k, OwnerKey::Process(_)) && o.present && !totals.contains_key(k)
-            })
-            .filter_map(|(k, o)| {
-                o.series
-                    .last()
-                    .map(|p| (k.clone(), o.label.clone(), p.counts))
-            })
-            .collect();
-        if !exited.is_empty() {
-            let mut held = TypeCounts::default();
-            for (_, _, counts) in &exited {
-                held += counts;
-            }
-            let mut grown = TypeCounts::default();
-            for ty in ResourceType::ALL {
-                let g = now_unattributed.get(ty).saturating_sub(before.get(ty));
-                grown.add(ty, g.min(held.get(ty)));
-            }
-            if !grown.is_empty() {
-                self.unreleased.push(Unreleased {
-                    owners: exited.into_iter().map(|(k, label, _)| (k, label)).collect(),
-                    at_ms: t,
-                    before,
-                    grown,
-                });
-            }
-        }
-        self.unreleased.retain(|u| u.persists(&now_unattributed));
-        let excess = self.unreleased.len().saturating_sub(MAX_UNRELEASED);
-        self.unreleased.drain(..excess);
-    }
-
-    /// Keeps at most `max_owners`: owners that left go first (longest gone
-    /// first), then those holding the least.
-    fn cap_owners(&mut self) {
-        let excess = self.owners.len().saturating_sub(self.config.max_owners);
-        if excess == 0 {
-            return;
-        }
-        let mut order: Vec<(bool, u64, u64, OwnerKey)> = self
-            .owners
-            .iter()
-            .map(|(k, o)| {
-                let held = o.series.last().map(|p| p.counts.total()).unwrap_or(0);
-                (o.present, held, o.last_seen_ms, k.clone())
-            })
-            .collect();
-        order.sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| if a.0 { a.1.cmp(&b.1) } else { a.2.cmp(&b.2) })
-                .then_with(|| a.3.cmp(&b.3))
-        });
-        for (_, _, _, key) in order.into_iter().take(excess) {
-            self.owners.remove(&key);
-        }
-    }
-
-    fn forget_old(&mut self, now: u64) {
-        let oldest = now.saturating_sub(self.config.retention_ms());
-        self.owners.retain(|_, o| {
-            o.series.trim(oldest);
-            o.present || o.last_seen_ms >= oldest
-        });
-        self.devices.retain(|_, d| {
-            d.series.trim(oldest);
-            d.last_seen_ms >= oldest
-        });
     }
 
     /// The trend of every type `owner` held over the window ending at the
@@ -541,21 +321,5 @@ impl History {
             Some(track) if !track.label.is_empty() => track.label.clone(),
             _ => owner.to_string(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_window_never_exceeds_the_retention() {
-        let config = HistoryConfig {
-            retention: Duration::from_secs(60),
-            ..HistoryConfig::default()
-        };
-        assert_eq!(config.window_ms(), 60_000);
-        assert_eq!(config.rules().min_span_ms, 60_000);
-        assert_eq!(config.resolution_ms(), 100);
     }
 }

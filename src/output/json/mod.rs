@@ -1,7 +1,10 @@
 //! The `--json` document: one JSON object describing a snapshot under the
 //! filters (schema in docs/json.md). Built without I/O; the caller serializes.
 
+mod counters;
 mod view;
+
+pub use counters::{PortCountersView, ThroughputView};
 
 pub use view::*;
 
@@ -171,6 +174,7 @@ fn port(p: &Port) -> PortView {
         state: p.state.map(|s| s.to_string()),
         phys_state: p.phys_state.map(|s| s.to_string()),
         netdev: p.netdev.clone(),
+        counters: counters::port_counters(p),
     }
 }
 
@@ -282,6 +286,11 @@ fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<Process
             runtime: runtime(ct.runtime),
             id: ct.id.clone(),
             pod: ct.pod.clone(),
+            kubernetes: ct.kube.as_ref().map(|k| KubeView {
+                namespace: k.namespace.clone(),
+                pod: k.pod.clone(),
+                container: (!k.container.is_empty()).then(|| k.container.clone()),
+            }),
         }),
         threads: info
             .creator_threads

@@ -65,6 +65,9 @@ pub struct PortView {
     pub state: Option<String>,
     pub phys_state: Option<String>,
     pub netdev: Option<String>,
+    /// Counter keys (`counters`, `rates`, ...), see `counters.rs`.
+    #[serde(flatten)]
+    pub counters: super::counters::PortCountersView,
 }
 
 #[derive(Debug, Serialize)]
@@ -144,6 +147,15 @@ pub struct ContainerView {
     pub runtime: &'static str,
     pub id: String,
     pub pod: Option<String>,
+    /// Namespace, pod and container names, when the node shows them.
+    pub kubernetes: Option<KubeView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct KubeView {
+    pub namespace: String,
+    pub pod: String,
+    pub container: Option<String>,
 }
 
 #[derive(Debug, Serialize)]

@@ -1,63 +1,23 @@
 //! The top consumers table: one row per process, kernel owner and the
 //! unattributed bucket, the first `--top` rows, then a totals row.
 
-use super::layout::{Align, Column, clean, table_header, table_row, table_width};
+use super::layout::{Align, Column, table_header, table_row, table_width};
+use crate::model::consumer_table::{self, Align as TableAlign, ConsumerColumn};
 use crate::model::consumers::{Consumer, SortDirection, SortKey, sort_consumers};
 use crate::model::filter::Filter;
 use crate::model::{OwnerKey, ResourceType};
-use crate::units;
 
 /// Longest user name shown before it is cut (like `ps`).
 const USER_WIDTH: usize = 8;
 /// Below this, optional columns are dropped to give names room.
 const MIN_NAME_WIDTH: usize = 10;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Field {
-    Pid,
-    User,
-    Name,
-    Count(ResourceType),
-    MrBytes,
-    ErrQps,
-}
-
-impl Field {
-    fn header(self) -> &'static str {
-        match self {
-            Field::Pid => "PID",
-            Field::User => "USER",
-            Field::Name => "NAME",
-            Field::Count(t) => t.label(),
-            Field::MrBytes => "MR-BYTES",
-            Field::ErrQps => "ERR",
-        }
-    }
-
-    fn align(self) -> Align {
-        match self {
-            Field::User | Field::Name => Align::Left,
-            _ => Align::Right,
-        }
-    }
-
-    fn cell(self, c: &Consumer) -> String {
-        match self {
-            Field::Pid => c.pid().map(|p| p.to_string()).unwrap_or_default(),
-            Field::User => match (&c.owner, &c.process) {
-                (OwnerKey::Process(_), Some(p)) => match (&p.user, p.uid) {
-                    (Some(user), _) => clean(user),
-                    (None, Some(uid)) => uid.to_string(),
-                    (None, None) => "?".to_string(),
-                },
-                (OwnerKey::Process(_), None) => "?".to_string(),
-                _ => String::new(),
-            },
-            Field::Name => clean(&c.name),
-            Field::Count(t) => units::count(c.counts.get(t)),
-            Field::MrBytes => units::bytes(c.mr_bytes),
-            Field::ErrQps => units::count(c.error_qps()),
-        }
+/// The columns are the interactive view's (`model::consumer_table`); the
+/// report sizes them to their content and aligns them as the model says.
+fn align(field: ConsumerColumn) -> Align {
+    match field.spec().align {
+        TableAlign::Left => Align::Left,
+        TableAlign::Right => Align::Right,
     }
 }
 
@@ -123,54 +83,38 @@ pub fn consumers(rows: &[Consumer], filter: &Filter, options: &TableOptions) -> 
     lines
 }
 
-/// PID, USER, NAME, then the selected types (SRQ and CM_ID only when someone
-/// holds one or they were asked for), MR-BYTES after MR, ERR after the counts.
-fn candidate_fields(rows: &[Consumer], filter: &Filter) -> Vec<Field> {
-    let mut fields = vec![Field::Pid, Field::User, Field::Name];
+/// The table's columns but CONTAINER and POD (the report is for hosts), SRQ and
+/// CM_ID only when someone holds one or they were asked for, and ERR only
+/// with QPs.
+fn candidate_fields(rows: &[Consumer], filter: &Filter) -> Vec<ConsumerColumn> {
     let rare = [ResourceType::Srq, ResourceType::CmId];
-    for t in [
-        ResourceType::Qp,
-        ResourceType::Cq,
-        ResourceType::Mr,
-        ResourceType::Pd,
-        ResourceType::Ctx,
-        ResourceType::Srq,
-        ResourceType::CmId,
-    ] {
-        if !filter.shows_type(t) {
-            continue;
-        }
-        if rare.contains(&t)
-            && !filter.types.contains(&t)
-            && rows.iter().all(|r| r.counts.get(t) == 0)
-        {
-            continue;
-        }
-        fields.push(Field::Count(t));
-        if t == ResourceType::Mr {
-            fields.push(Field::MrBytes);
-        }
-    }
-    if filter.shows_type(ResourceType::Qp) {
-        fields.push(Field::ErrQps);
-    }
-    fields
+    consumer_table::columns(filter)
+        .into_iter()
+        .filter(|f| match f {
+            ConsumerColumn::Container | ConsumerColumn::Pod | ConsumerColumn::Trend(_) => false,
+            ConsumerColumn::Count(t) if rare.contains(t) => {
+                filter.types.contains(t) || rows.iter().any(|r| r.counts.get(*t) > 0)
+            }
+            ConsumerColumn::ErrQps => filter.shows_type(ResourceType::Qp),
+            _ => true,
+        })
+        .collect()
 }
 
 /// Drops the least looked-at columns until names get a usable width.
 fn fit_fields(
-    mut fields: Vec<Field>,
+    mut fields: Vec<ConsumerColumn>,
     shown: &[Consumer],
     total: &Consumer,
     width: usize,
-) -> (Vec<Field>, Vec<Field>) {
+) -> (Vec<ConsumerColumn>, Vec<ConsumerColumn>) {
     let mut hidden = Vec::new();
     let drop_order = [
-        Field::Count(ResourceType::CmId),
-        Field::Count(ResourceType::Srq),
-        Field::Count(ResourceType::Ctx),
-        Field::Count(ResourceType::Pd),
-        Field::User,
+        ConsumerColumn::Count(ResourceType::CmId),
+        ConsumerColumn::Count(ResourceType::Srq),
+        ConsumerColumn::Count(ResourceType::Ctx),
+        ConsumerColumn::Count(ResourceType::Pd),
+        ConsumerColumn::User,
     ];
     for candidate in drop_order {
         if name_room(&fields, shown, total, width) >= MIN_NAME_WIDTH {
@@ -184,13 +128,18 @@ fn fit_fields(
 }
 
 /// Columns sized to their content; NAME takes what is left, up to its need.
-fn columns(fields: &[Field], shown: &[Consumer], total: &Consumer, width: usize) -> Vec<Column> {
+fn columns(
+    fields: &[ConsumerColumn],
+    shown: &[Consumer],
+    total: &Consumer,
+    width: usize,
+) -> Vec<Column> {
     let room = name_room(fields, shown, total, width);
     fields
         .iter()
         .map(|f| {
             let mut col = fitted_column(*f, shown, total);
-            if *f == Field::Name {
+            if *f == ConsumerColumn::Name {
                 col.width = col.width.min(room);
             }
             col
@@ -199,10 +148,15 @@ fn columns(fields: &[Field], shown: &[Consumer], total: &Consumer, width: usize)
 }
 
 /// Characters left for NAME once every other column has its width.
-fn name_room(fields: &[Field], shown: &[Consumer], total: &Consumer, width: usize) -> usize {
+fn name_room(
+    fields: &[ConsumerColumn],
+    shown: &[Consumer],
+    total: &Consumer,
+    width: usize,
+) -> usize {
     let others: Vec<Column> = fields
         .iter()
-        .filter(|f| **f != Field::Name)
+        .filter(|f| **f != ConsumerColumn::Name)
         .map(|f| fitted_column(*f, shown, total))
         .collect();
     // One more separator for the NAME column itself.
@@ -210,15 +164,15 @@ fn name_room(fields: &[Field], shown: &[Consumer], total: &Consumer, width: usiz
 }
 
 /// A column as wide as its header and cells (user names capped like `ps`).
-fn fitted_column(field: Field, shown: &[Consumer], total: &Consumer) -> Column {
+fn fitted_column(field: ConsumerColumn, shown: &[Consumer], total: &Consumer) -> Column {
     let mut cells: Vec<String> = shown.iter().map(|r| field.cell(r)).collect();
     cells.push(total_cell(field, total));
     let mut col = Column::fitted(
         field.header(),
-        field.align(),
+        align(field),
         cells.iter().map(String::as_str),
     );
-    if field == Field::User {
+    if field == ConsumerColumn::User {
         col.width = col.width.min(USER_WIDTH);
     }
     col
@@ -242,11 +196,11 @@ fn totals(rows: &[Consumer]) -> Consumer {
     total
 }
 
-fn total_cell(field: Field, total: &Consumer) -> String {
+fn total_cell(field: ConsumerColumn, total: &Consumer) -> String {
     match field {
-        Field::Pid | Field::User => String::new(),
-        Field::Name => "TOTAL".to_string(),
-        other => other.cell(total),
+        ConsumerColumn::Name => "TOTAL".to_string(),
+        f if f.value(total).is_some() => f.cell(total),
+        _ => String::new(),
     }
 }
 
@@ -256,8 +210,9 @@ fn sort_label(key: SortKey) -> &'static str {
         SortKey::Name => "NAME",
         SortKey::User => "USER",
         SortKey::Container => "CONTAINER",
+        SortKey::Pod => "POD",
         SortKey::Count(t) => t.label(),
-        SortKey::MrBytes => "MR-BYTES",
+        SortKey::MrBytes => ConsumerColumn::MrBytes.header(),
         SortKey::ErrQps => "ERR QPs",
     }
 }

@@ -3,13 +3,7 @@
 //! string from the system is cleaned of control characters first, so one
 //! character is one column.
 
-/// Replaces control characters (a process can put anything in its comm or
-/// command line) so they cannot move the cursor or break a line.
-pub fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
+pub use crate::units::clean;
 
 pub fn width_of(text: &str) -> usize {
     text.chars().count()

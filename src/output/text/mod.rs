@@ -2,6 +2,7 @@
 //! with no I/O so it can be compared against golden files.
 
 mod consumers;
+mod counters;
 mod devices;
 mod error_qps;
 mod header;
@@ -67,6 +68,10 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
             options.top,
             WIDTH,
         ));
+    }
+    let counters = counters::counters(&selection.devices, WIDTH);
+    if !counters.is_empty() {
+        sections.push(counters);
     }
     let mut out = String::new();
     for (i, section) in sections.iter().enumerate() {

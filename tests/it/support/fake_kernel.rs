@@ -8,6 +8,7 @@
 use restop::nldev::consts::cmd;
 use restop::nldev::fixture;
 use restop::nldev::replay::{split_messages, split_replies};
+use restop::nldev::stat::consts::STAT_GET;
 use restop::nldev::{NlError, Transport};
 use std::collections::HashMap;
 use std::path::Path;
@@ -63,6 +64,10 @@ impl FakeKernel {
         let res = capture("05-res-show-d-json");
         replies.insert((cmd::RES_GET, None), as_dump(&[&res[1], &res[2]]));
         replies.insert((cmd::SYS_GET, None), capture("16-sys-show")[1].clone());
+        // STAT_GET (port counters), one doit per device's port 1.
+        let stat = capture("15-statistic-show-json");
+        replies.insert((STAT_GET, Some(0)), stat[1].clone());
+        replies.insert((STAT_GET, Some(1)), stat[2].clone());
         // Per type: the capture and which of its replies answer device 0 and 1
         // (iproute2 also asked per port for QPs and CM_IDs).
         let dumps: [(u16, &str, usize, usize); 7] = [

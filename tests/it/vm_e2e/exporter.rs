@@ -61,7 +61,7 @@ fn exporter_textfile_counts_match_rdma() {
         format!("exported devices {exported_devices:?}, rdma {rdma_devices:?}")
     });
     // QPs per device and state equal rdma's rows (before or after).
-    let qps = samples(&text, "restop_qps", "state");
+    let qps = samples(&text, "restop_queue_pairs", "state");
     for ((device, state), value) in &qps {
         let count = |snap: &crate::vm_support::rdma::Snapshot| {
             snap.rows
@@ -75,7 +75,7 @@ fn exporter_textfile_counts_match_rdma() {
         };
         let (before, after) = (count(&r.before), count(&r.after));
         f.check(*value == before || *value == after, || {
-            format!("restop_qps{{device={device},state={state}}}: exported {value}, rdma {before} before / {after} after")
+            format!("restop_queue_pairs{{device={device},state={state}}}: exported {value}, rdma {before} before / {after} after")
         });
     }
     f.finish("exporter textfile vs rdma");

@@ -325,3 +325,51 @@ fn workload_facts_appear_in_restop() {
     });
     f.finish("workload facts");
 }
+
+/// The release binary linked against glibc 2.17 (scripts/release-build.sh) reads the real
+/// kernel as the debug build does: exit 0, the schema, the same devices and usage.
+#[test]
+fn the_old_glibc_release_build_runs_against_the_real_kernel() {
+    let Some(r) = results() else { return };
+    let run = crate::vm_support::Run::load(&r.dir, "restop-release-json");
+    if run.rc.is_none() {
+        assert!(
+            !std::env::var("RESTOP_DEPLOY_TESTS").is_ok_and(|v| v == "1"),
+            "no restop-release-json in {}: target/dist/restop-x86_64 was not in the guest",
+            r.dir.display()
+        );
+        eprintln!("skipped: target/dist/restop-x86_64 not built (scripts/release-build.sh)");
+        return;
+    }
+    let mut f = Failures::default();
+    f.check(run.rc == Some(0), || {
+        format!("restop-x86_64 --json: {}", run.outcome())
+    });
+    match (run.parse(), r.restop_json()) {
+        (Ok(release), Ok(debug)) => {
+            schema::check(&release, &mut f);
+            let devices = |doc: &serde_json::Value| -> Vec<(String, serde_json::Value)> {
+                doc["devices"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|d| {
+                        (
+                            d["name"].as_str().unwrap_or("").to_string(),
+                            d["ports"].clone(),
+                        )
+                    })
+                    .collect()
+            };
+            f.check(devices(&release) == devices(&debug), || {
+                format!(
+                    "devices: release {:?}, debug build {:?}",
+                    devices(&release),
+                    devices(&debug)
+                )
+            });
+        }
+        (Err(e), _) | (_, Err(e)) => f.fail(e),
+    }
+    f.finish("the release build against the real kernel");
+}

@@ -59,8 +59,14 @@ pub fn results_dir(scenario: &Scenario) -> Result<PathBuf, String> {
     cmd.arg("-t")
         .arg(scenario.timeout_s.to_string())
         .arg("-b")
-        .arg(env!("CARGO_BIN_EXE_restop"))
-        .arg("-o")
+        .arg(env!("CARGO_BIN_EXE_restop"));
+    // The old-glibc release build (scripts/release-build.sh), when it was made: the
+    // scenario runs it too (`restop-x86_64` in the guest).
+    let release = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/dist/restop-x86_64");
+    if release.is_file() {
+        cmd.arg("-b").arg(&release);
+    }
+    cmd.arg("-o")
         .arg(&out)
         .arg(vm.join("scenarios").join(scenario.script));
     eprintln!("booting the test VM: {cmd:?}");

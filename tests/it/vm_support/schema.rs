@@ -52,7 +52,25 @@ const DEVICE: &[&str] = &[
     "objects_collected_at_ms",
     "object_errors",
 ];
-const PORT: &[&str] = &["index", "state", "phys_state", "netdev"];
+const PORT: &[&str] = &[
+    "index",
+    "state",
+    "phys_state",
+    "netdev",
+    "counters",
+    "counters_source",
+    "sysfs_counters",
+    "counters_read_at_ms",
+    "rates",
+    "sysfs_rates",
+    "rates_interval_s",
+    "counter_resets",
+    "link_rate",
+    "link_rate_mbps",
+    "throughput",
+    "health",
+    "counter_notes",
+];
 const USAGE: &[&str] = &["current", "max", "ratio"];
 const OBJECT_ERROR: &[&str] = &["type", "message"];
 const PROCESS: &[&str] = &[
@@ -71,7 +89,7 @@ const PROCESS: &[&str] = &[
     "qp_states",
     "devices",
 ];
-const CONTAINER: &[&str] = &["runtime", "id", "pod"];
+const CONTAINER: &[&str] = &["runtime", "id", "pod", "kubernetes"];
 const THREAD: &[&str] = &["tid", "comm"];
 const OWNER_ROW: &[&str] = &["counts", "mr_bytes", "qp_states", "devices"];
 const ERROR_QP: &[&str] = &[

@@ -56,6 +56,10 @@ phase_snapshot() {
 	rdma_dump rdma-before
 	task_map tasks-before.tsv
 	capture restop-json restop --json
+	# the old-glibc release binary, when the harness brought it (run-all.sh builds it)
+	if command -v restop-x86_64 >/dev/null; then
+		capture restop-release-json restop-x86_64 --json
+	fi
 	# the exporter's textfile, from the same static workloads
 	capture restop-export restop export --textfile "$OUT/restop.prom" --once
 	rdma_dump rdma-after

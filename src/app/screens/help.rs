@@ -1,0 +1,110 @@
+//! The help overlay (`?`, F1): every key, scrollable; it takes every key
+//! and click while open.
+
+use super::{Ctx, Outcome, Pane, page_of};
+use crate::app::keys::{Action, HELP};
+use crate::app::layout::centered;
+use crate::ui::paint::put;
+use crate::ui::theme::Theme;
+use crossterm::event::MouseEventKind;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Block, Borders, Clear};
+use std::any::Any;
+
+const KEY_WIDTH: u16 = 16;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HelpScreen {
+    /// Lines scrolled off the top.
+    pub scroll: u16,
+}
+
+impl HelpScreen {
+    pub const ID: &'static str = "help";
+}
+
+impl Pane for HelpScreen {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn page_rows(&self, ctx: &Ctx) -> u16 {
+        page_of(ctx.body.height)
+    }
+
+    fn on_action(&mut self, action: Action) -> Outcome {
+        let max = u16::try_from(HELP.len()).unwrap_or(u16::MAX);
+        match action {
+            Action::Help | Action::Back | Action::Quit => return Outcome::Close,
+            Action::Down => self.scroll = (self.scroll + 1).min(max),
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Home => self.scroll = 0,
+            _ => {}
+        }
+        Outcome::Handled
+    }
+
+    fn on_mouse(&mut self, kind: MouseEventKind) -> Outcome {
+        match kind {
+            MouseEventKind::Down(_) => Outcome::Close,
+            _ => Outcome::Handled,
+        }
+    }
+
+    fn overlay(&self) -> bool {
+        true
+    }
+
+    fn render(&self, frame: &mut Frame, area: Rect, _ctx: &Ctx, theme: &Theme) {
+        let lines = u16::try_from(HELP.len()).unwrap_or(u16::MAX);
+        let longest = HELP
+            .iter()
+            .map(|(_, what)| what.chars().count())
+            .max()
+            .unwrap_or(0);
+        let want_w = KEY_WIDTH + u16::try_from(longest).unwrap_or(60) + 4;
+        let boxed = centered(area, want_w, lines.saturating_add(2));
+        frame.render_widget(Clear, boxed);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(" Keys: Esc or ? closes ")
+            .border_style(theme.title());
+        let inner = block.inner(boxed);
+        frame.render_widget(block, boxed);
+        let buf = frame.buffer_mut();
+        for (i, (keys, what)) in HELP
+            .iter()
+            .skip(usize::from(self.scroll))
+            .take(usize::from(inner.height))
+            .enumerate()
+        {
+            let y = inner.y + u16::try_from(i).unwrap_or(0);
+            put(
+                buf,
+                inner.x + 1,
+                y,
+                keys,
+                KEY_WIDTH.min(inner.width.saturating_sub(1)),
+                theme.bold(),
+            );
+            let x = inner.x + 1 + KEY_WIDTH;
+            put(
+                buf,
+                x,
+                y,
+                what,
+                inner.right().saturating_sub(x),
+                theme.plain(),
+            );
+        }
+    }
+
+    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

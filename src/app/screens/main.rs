@@ -1,0 +1,285 @@
+//! The main screen: the device pane over the top-consumers table. Tab moves
+//! the focus between them; Enter opens a consumer's drill-down or a device's view.
+
+use super::device::DeviceScreen;
+use super::drill::DrillView;
+use super::{Ctx, Pane, page_of};
+use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
+use crate::app::config::default_direction;
+use crate::app::cursor::{Cursor, visible_offset};
+use crate::app::devices_view::{DeviceRow, device_rows};
+use crate::app::layout::{MainLayout, contains, contains_y, main_layout};
+use crate::app::trends_view::{baseline_deltas, sort_by_delta};
+use crate::model::OwnerKey;
+use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
+use crate::model::history::BaselineDelta;
+use crate::ui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use std::any::Any;
+use std::collections::BTreeMap;
+
+/// Which main-screen pane the movement keys act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Devices,
+    Consumers,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MainScreen {
+    pub devices: Vec<DeviceRow>,
+    pub device_cursor: Cursor,
+    pub consumers: Vec<Consumer>,
+    pub consumer_cursor: Cursor,
+    /// The selected consumer, followed across refreshes and re-sorts.
+    selected_owner: Option<OwnerKey>,
+    pub focus: Focus,
+    pub sort: SortKey,
+    pub direction: SortDirection,
+    /// Per consumer, the change since the baseline (empty without one).
+    pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
+}
+
+impl MainScreen {
+    pub fn new(sort: SortKey, direction: SortDirection) -> MainScreen {
+        MainScreen {
+            devices: Vec::new(),
+            device_cursor: Cursor::default(),
+            consumers: Vec::new(),
+            consumer_cursor: Cursor::default(),
+            selected_owner: None,
+            focus: Focus::Consumers,
+            sort,
+            direction,
+            deltas: BTreeMap::new(),
+        }
+    }
+
+    pub fn selected_consumer(&self) -> Option<&Consumer> {
+        self.consumers.get(self.consumer_cursor.selected)
+    }
+
+    pub fn layout(&self, body: Rect) -> MainLayout {
+        main_layout(body, self.devices.len())
+    }
+
+    /// Sorts by the chosen column; with a baseline, counts sort by their change.
+    fn resort(&mut self) {
+        sort_consumers(&mut self.consumers, self.sort, self.direction);
+        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
+        self.restore_selection();
+    }
+
+    /// The data columns on screen at this width, in screen order: what `s`,
+    /// `<` and `>` cycle through.
+    pub fn visible_columns(&self, ctx: &Ctx) -> Vec<ConsumerColumn> {
+        let width = self.layout(ctx.body).consumers.header.width;
+        fit_consumer_columns_with(ctx.filter, width, ctx.sparklines)
+            .into_iter()
+            .map(|p| p.column)
+            .filter(|c| !matches!(c, ConsumerColumn::Trend(_)))
+            .collect()
+    }
+
+    /// Sorts by `key` (the sort menu): the column's usual direction when it
+    /// was not the sorted one.
+    pub fn sort_to(&mut self, key: SortKey) {
+        if self.sort != key {
+            self.sort = key;
+            self.direction = default_direction(key);
+        }
+        self.resort();
+    }
+
+    /// Sorts the consumers by `key`; choosing the sorted column again reverses it.
+    pub fn sort_by(&mut self, key: SortKey) {
+        if self.sort == key {
+            self.direction = self.direction.reversed();
+        } else {
+            self.sort = key;
+            self.direction = default_direction(key);
+        }
+        self.resort();
+    }
+
+    fn restore_selection(&mut self) {
+        if let Some(owner) = &self.selected_owner
+            && let Some(i) = self.consumers.iter().position(|c| &c.owner == owner)
+        {
+            self.consumer_cursor.selected = i;
+        }
+        self.remember_consumer();
+    }
+
+    fn remember_consumer(&mut self) {
+        let len = self.consumers.len();
+        self.consumer_cursor.selected = self.consumer_cursor.selected.min(len.saturating_sub(1));
+        self.selected_owner = self.selected_consumer().map(|c| c.owner.clone());
+    }
+
+    fn click_devices(&mut self, main: &MainLayout, y: u16) {
+        self.focus = Focus::Devices;
+        if let Some(i) = main.devices.row_at(y) {
+            let len = self.devices.len();
+            let height = usize::from(main.devices.rows.height);
+            let offset = visible_offset(self.device_cursor, len, height);
+            if offset + i < len {
+                self.device_cursor.selected = offset + i;
+            }
+        }
+    }
+
+    fn click_consumers(&mut self, main: &MainLayout, x: u16, y: u16, ctx: &Ctx) {
+        let pane = main.consumers;
+        self.focus = Focus::Consumers;
+        if contains_y(pane.header, y) {
+            let placed = fit_consumer_columns_with(ctx.filter, pane.header.width, ctx.sparklines);
+            let rel = x.saturating_sub(pane.header.x);
+            if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
+                self.sort_by(p.column.sort_key());
+            }
+        } else if let Some(i) = pane.row_at(y) {
+            let len = self.consumers.len();
+            let offset = visible_offset(self.consumer_cursor, len, usize::from(pane.rows.height));
+            if offset + i < len {
+                self.consumer_cursor = Cursor {
+                    selected: offset + i,
+                    offset,
+                };
+                self.remember_consumer();
+            }
+        }
+    }
+}
+
+impl Pane for MainScreen {
+    fn id(&self) -> &'static str {
+        "main"
+    }
+
+    fn refresh(&mut self, ctx: &Ctx) {
+        let Some(snapshot) = ctx.snapshot else {
+            return;
+        };
+        self.devices = device_rows(snapshot, ctx.filter);
+        self.consumers = consumers(snapshot, ctx.filter);
+        self.deltas = baseline_deltas(ctx.history, snapshot, &self.consumers, ctx.filter);
+        self.resort();
+    }
+
+    fn settle(&mut self, ctx: &Ctx) {
+        let main = self.layout(ctx.body);
+        self.device_cursor
+            .settle(self.devices.len(), usize::from(main.devices.rows.height));
+        self.consumer_cursor.settle(
+            self.consumers.len(),
+            usize::from(main.consumers.rows.height),
+        );
+    }
+
+    fn page_rows(&self, ctx: &Ctx) -> u16 {
+        let main = self.layout(ctx.body);
+        page_of(match self.focus {
+            Focus::Devices => main.devices.rows.height,
+            Focus::Consumers => main.consumers.rows.height,
+        })
+    }
+
+    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
+        match self.focus {
+            Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
+            Focus::Consumers => {
+                self.consumer_cursor.move_by(delta, self.consumers.len());
+                self.remember_consumer();
+            }
+        }
+    }
+
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+        if self.focus == Focus::Devices {
+            let device = self.devices.get(self.device_cursor.selected)?;
+            return Some(Box::new(DeviceScreen::new(device.name.clone())));
+        }
+        let owner = self.selected_consumer()?.owner.clone();
+        Some(Box::new(DrillView::new(owner, ctx.filter)))
+    }
+
+    fn step_sort(&mut self, step: isize, ctx: &Ctx) {
+        let cols = self.visible_columns(ctx);
+        let n = cols.len() as isize;
+        let current = cols.iter().position(|c| c.sort_key() == self.sort);
+        let next = match current {
+            Some(i) => (i as isize + step).rem_euclid(n) as usize,
+            None => 0,
+        };
+        if let Some(c) = cols.get(next) {
+            self.sort = c.sort_key();
+            self.direction = default_direction(self.sort);
+        }
+        self.resort();
+    }
+
+    fn reverse_sort(&mut self, _ctx: &Ctx) {
+        self.direction = self.direction.reversed();
+        self.resort();
+    }
+
+    fn next_pane(&mut self, _step: isize, tab_key: bool, _ctx: &Ctx) {
+        if tab_key {
+            self.focus = match self.focus {
+                Focus::Devices => Focus::Consumers,
+                Focus::Consumers => Focus::Devices,
+            };
+        }
+    }
+
+    fn wheel(&mut self, x: u16, y: u16, delta: isize, ctx: &Ctx) {
+        let main = self.layout(ctx.body);
+        if contains(main.devices.area(), x, y) {
+            self.device_cursor.scroll_by(
+                delta,
+                self.devices.len(),
+                usize::from(main.devices.rows.height),
+            );
+        } else {
+            self.consumer_cursor.scroll_by(
+                delta,
+                self.consumers.len(),
+                usize::from(main.consumers.rows.height),
+            );
+            self.remember_consumer();
+        }
+    }
+
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
+        if !contains(ctx.body, x, y) {
+            return;
+        }
+        let main = self.layout(ctx.body);
+        if contains(main.devices.area(), x, y) {
+            self.click_devices(&main, y);
+        } else if contains(main.consumers.area(), x, y) {
+            self.click_consumers(&main, x, y, ctx);
+        }
+    }
+
+    fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
+        let main = self.layout(ctx.body);
+        crate::ui::devices::draw(frame, &main.devices, self, ctx, theme);
+        crate::ui::consumers::draw(frame, &main.consumers, self, ctx, theme);
+    }
+
+    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("⏎", " details "),
+            ("e", " errors "),
+            ("/", " filter "),
+            ("F6", " sort "),
+        ]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,145 @@
+//! NIC counters of every port, read on every collection on their own: one
+//! `STAT_GET` doit per port (cheap, unlike object dumps), sysfs `counters/`
+//! for the PMA counters and `rate` for the link speed, and sysfs
+//! `hw_counters/` when the kernel has no `STAT_GET`.
+//!
+//! The reader remembers each port's previous read so the snapshot carries
+//! both and rates come from the reads' own timestamps (`model::counters`).
+//! Read-only: restop never sends `STAT_SET`/`STAT_DEL`.
+
+pub mod sysfs;
+
+use crate::model::counters::{CounterRead, CounterSource, PortCounters, parse_link_rate_mbps};
+use crate::model::{Device, Warning, WarningKind};
+use crate::nldev::{NldevClient, Transport};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+use sysfs::{port_dir, read_counter_dir, read_rate};
+
+/// A port, told apart from a re-created device of the same name.
+type PortKey = (u32, String, u32);
+
+/// Reads counters and keeps the previous read of every port.
+#[derive(Debug)]
+pub struct CounterReader {
+    sys_root: PathBuf,
+    previous: HashMap<PortKey, CounterRead>,
+    /// The kernel answered EOPNOTSUPP: it has no `STAT_GET`; use sysfs only.
+    netlink_unsupported: bool,
+}
+
+impl CounterReader {
+    pub fn new(sys_root: PathBuf) -> CounterReader {
+        CounterReader {
+            sys_root,
+            previous: HashMap::new(),
+            netlink_unsupported: false,
+        }
+    }
+
+    /// Reads the counters of every port of `device` into its ports.
+    pub fn read_device<T: Transport>(
+        &mut self,
+        client: &mut NldevClient<T>,
+        device: &mut Device,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let (index, name) = (device.index, device.name.clone());
+        for port in &mut device.ports {
+            let counters = self.read_port(client, index, &name, port.index, warnings);
+            port.counters = Some(counters);
+        }
+    }
+
+    /// Forgets ports that are no longer there (after a collection).
+    pub fn retain(&mut self, devices: &[Device]) {
+        self.previous.retain(|(index, name, port), _| {
+            devices.iter().any(|d| {
+                d.index == *index && &d.name == name && d.ports.iter().any(|p| p.index == *port)
+            })
+        });
+    }
+
+    fn read_port<T: Transport>(
+        &mut self,
+        client: &mut NldevClient<T>,
+        index: u32,
+        name: &str,
+        port: u32,
+        warnings: &mut Vec<Warning>,
+    ) -> PortCounters {
+        let mut out = PortCounters::default();
+        let mut read = CounterRead::default();
+        let dir = port_dir(&self.sys_root, name, port);
+        let mut netlink_refused = None;
+        if !self.netlink_unsupported {
+            read.at_ms = unix_ms();
+            match client.port_stats(index, port) {
+                Ok(stats) if !stats.counters.is_empty() => {
+                    read.hw = stats.counters.into_iter().collect();
+                    out.source = Some(CounterSource::Netlink);
+                }
+                Ok(_) => netlink_refused = Some("STAT_GET returned no counters".to_string()),
+                Err(e) if e.is_no_device() => {
+                    // The device went away; the port listing says so.
+                    netlink_refused = Some(e.to_string());
+                }
+                Err(e) if e.is_stat_unsupported() => {
+                    if e.errno() == Some(nix::errno::Errno::EOPNOTSUPP as i32) {
+                        self.netlink_unsupported = true;
+                    }
+                    netlink_refused = Some(e.to_string());
+                }
+                Err(e) => {
+                    warnings.push(Warning::new(
+                        WarningKind::Other,
+                        format!("counters of {name} port {port}: {e}"),
+                    ));
+                    netlink_refused = Some(e.to_string());
+                }
+            }
+        } else {
+            netlink_refused = Some("the kernel has no STAT_GET".to_string());
+        }
+        if out.source.is_none() {
+            read.at_ms = unix_ms();
+            let hw = read_counter_dir(&dir.join("hw_counters"));
+            self.report(&hw.problems, name, port, warnings);
+            if hw.present && !hw.values.is_empty() {
+                read.hw = hw.values;
+                out.source = Some(CounterSource::Sysfs);
+            } else {
+                out.notes.push(format!(
+                    "no driver counters: {} and no hw_counters in sysfs",
+                    netlink_refused.unwrap_or_else(|| "STAT_GET failed".into())
+                ));
+            }
+        }
+        let pma = read_counter_dir(&dir.join("counters"));
+        self.report(&pma.problems, name, port, warnings);
+        read.pma = pma.values;
+        out.link_rate = read_rate(&dir);
+        out.link_rate_mbps = out.link_rate.as_deref().and_then(parse_link_rate_mbps);
+        let key = (index, name.to_string(), port);
+        out.previous = self.previous.insert(key, read.clone());
+        out.read = read;
+        out
+    }
+
+    fn report(&self, problems: &[String], name: &str, port: u32, warnings: &mut Vec<Warning>) {
+        for p in problems {
+            warnings.push(Warning::new(
+                WarningKind::Other,
+                format!("a counter of {name} port {port} is unreadable: {p}"),
+            ));
+        }
+    }
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

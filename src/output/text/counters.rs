@@ -1,0 +1,142 @@
+//! The COUNTERS section of the `--once` report: every port's counters with
+//! their totals, and per-second rates when the snapshot has a previous read
+//! (`--rates`). Error/congestion counters that moved are named on the port
+//! line, so a glance tells a healthy port from a sick one.
+
+use super::layout::{clean, truncate, words, wrap_units};
+use crate::model::Device;
+use crate::model::counters::PortCounters;
+use crate::units;
+
+const NAME_WIDTH: usize = 32;
+
+pub fn counters(devices: &[&Device], width: usize) -> Vec<String> {
+    let mut lines = vec!["COUNTERS".to_string()];
+    let mut any = false;
+    for device in devices {
+        for port in &device.ports {
+            let Some(c) = &port.counters else { continue };
+            any = true;
+            lines.extend(port_block(&device.name, port.index, c, width));
+        }
+    }
+    // Snapshots without counters (recordings from before they were read)
+    // get no section at all.
+    if !any {
+        return Vec::new();
+    }
+    lines
+}
+
+fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<String> {
+    let name = truncate(&clean(device), NAME_WIDTH);
+    let mut head = format!("{name} port {port}");
+    if let Some(source) = c.source {
+        head.push_str(&format!(" ({})", source.name()));
+    }
+    if let Some(rate) = &c.link_rate {
+        head.push_str(&format!("  link {}", truncate(&clean(rate), 24)));
+    }
+    let mut lines = vec![head];
+    let rates = c.rates().filter(|r| r.note.is_none());
+    if let Some(r) = &rates {
+        lines.push(format!("  rates over {:.1} s", r.interval_s));
+        if let Some(t) = c.throughput() {
+            let mut parts = Vec::new();
+            if let (Some(tx), Some(rx)) = (t.tx_bytes, t.rx_bytes) {
+                parts.push(format!(
+                    "tx {}/s rx {}/s",
+                    units::bytes(tx as u64),
+                    units::bytes(rx as u64)
+                ));
+            }
+            if let (Some(tx), Some(rx)) = (t.tx_packets, t.rx_packets) {
+                parts.push(format!("tx {} pkt/s rx {} pkt/s", rate(tx), rate(rx)));
+            }
+            if let Some(u) = t.utilisation {
+                parts.push(format!("{} of link", units::percent(u)));
+            }
+            if !parts.is_empty() {
+                lines.push(format!("  {}", parts.join("  ")));
+            }
+        }
+        let moved = c.moved();
+        if moved.is_empty() {
+            lines.push("  no error or congestion counter moved".to_string());
+        } else {
+            lines.extend(listed("  moved: ", &moved, width));
+        }
+        if !r.resets.is_empty() {
+            lines.extend(listed("  reset (went down): ", &r.resets, width));
+        }
+    }
+    for note in &c.notes {
+        lines.extend(wrap_units("  ", "  ", &words(&clean(note)), " ", width));
+    }
+    let all: Vec<(&String, &u64)> = c.read.hw.iter().chain(c.read.pma.iter()).collect();
+    match &rates {
+        Some(r) => {
+            for (name, total) in all {
+                let per_s = r
+                    .get(name)
+                    .map(|v| format!("{}/s", rate(v)))
+                    .unwrap_or_else(|| "-".to_string());
+                lines.push(format!(
+                    "  {:<34} {:>20} {:>16}",
+                    truncate(&clean(name), 34),
+                    total,
+                    per_s
+                ));
+            }
+        }
+        None => lines.extend(two_columns(&all, width)),
+    }
+    lines
+}
+
+/// Totals only: two `name value` pairs per line, one where a pair would
+/// not fit (totals of 14 digits and more).
+fn two_columns(all: &[(&String, &u64)], width: usize) -> Vec<String> {
+    let cell = |(name, v): &(&String, &u64)| {
+        let value = v.to_string();
+        // Names stay whole (scripts grep for them) unless a line cannot hold them.
+        let room = width.saturating_sub(3 + value.len());
+        format!("{:<27} {:>10}", truncate(&clean(name), room), value)
+    };
+    let mut lines = Vec::new();
+    for pair in all.chunks(2) {
+        let cells: Vec<String> = pair.iter().map(cell).collect();
+        let line = format!("  {}", cells.join("  "));
+        if line.chars().count() <= width {
+            lines.push(line);
+        } else {
+            lines.extend(cells.iter().map(|c| format!("  {c}")));
+        }
+    }
+    lines
+}
+
+/// A per-second figure: one decimal below 10, then whole (`1.2M` beyond).
+fn rate(v: f64) -> String {
+    if !v.is_finite() || v <= 0.0 {
+        "0".to_string()
+    } else if v < 10.0 {
+        format!("{v:.1}")
+    } else {
+        units::count(v.round() as u64)
+    }
+}
+
+/// `head` and comma-separated names, wrapped to `width`.
+fn listed(head: &str, names: &[String], width: usize) -> Vec<String> {
+    let last = names.len().saturating_sub(1);
+    let units: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let n = truncate(&clean(n), width.saturating_sub(12));
+            if i < last { format!("{n},") } else { n }
+        })
+        .collect();
+    wrap_units(head, "    ", &units, " ", width)
+}

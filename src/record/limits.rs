@@ -1,0 +1,173 @@
+//! How much one recorded snapshot may hold. A recording is untrusted input:
+//! a few megabytes of deflate can inflate to millions of JSON entries, and
+//! each entry costs far more memory as a struct than as text. These limits
+//! sit far above any real host (docs/recording.md) and are checked while the
+//! JSON is parsed, so a hostile file is refused before it is held in memory.
+
+use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+use std::fmt;
+use std::io::{self, Read};
+use std::marker::PhantomData;
+
+/// RDMA devices on one host.
+pub const MAX_DEVICES: usize = 4096;
+/// Processes owning RDMA objects at once.
+pub const MAX_PROCESSES: usize = 100_000;
+/// (owner, device) pairs.
+pub const MAX_TALLIES: usize = 1_000_000;
+/// Objects kept in detail.
+pub const MAX_OBJECTS: usize = 1_000_000;
+
+/// Stops reading after `limit` bytes, remembering that there was more.
+pub struct CountingReader<R> {
+    inner: R,
+    left: u64,
+    over: bool,
+}
+
+impl<R: Read> CountingReader<R> {
+    pub fn new(inner: R, limit: u64) -> Self {
+        CountingReader {
+            inner,
+            left: limit,
+            over: false,
+        }
+    }
+
+    /// Whether the input went on past the limit.
+    pub fn over_limit(&self) -> bool {
+        self.over
+    }
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            let mut probe = [0u8; 1];
+            if self.inner.read(&mut probe)? > 0 {
+                self.over = true;
+                return Err(io::Error::other("record too large"));
+            }
+            return Ok(0);
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let Some(window) = buf.get_mut(..want) else {
+            return Ok(0);
+        };
+        let n = self.inner.read(window)?;
+        self.left = self.left.saturating_sub(n as u64);
+        Ok(n)
+    }
+}
+
+struct Bounded<T> {
+    max: usize,
+    what: &'static str,
+    item: PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for Bounded<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a list of at most {} {}", self.max, self.what)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        // The size hint comes from the input: never trusted for allocation.
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element()? {
+            if out.len() == self.max {
+                return Err(serde::de::Error::custom(format!(
+                    "more than {} {} in one snapshot: not a recording of a real host",
+                    self.max, self.what
+                )));
+            }
+            out.push(item);
+        }
+        Ok(out)
+    }
+}
+
+fn bounded<'de, D, T>(d: D, max: usize, what: &'static str) -> Result<Option<Vec<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    d.deserialize_seq(Bounded {
+        max,
+        what,
+        item: PhantomData,
+    })
+    .map(Some)
+}
+
+pub fn devices<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    bounded(d, MAX_DEVICES, "devices")
+}
+
+pub fn processes<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    bounded(d, MAX_PROCESSES, "processes")
+}
+
+pub fn tallies<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    bounded(d, MAX_TALLIES, "tallies")
+}
+
+pub fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    bounded(d, MAX_OBJECTS, "objects")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    struct Three {
+        #[serde(default, deserialize_with = "three")]
+        list: Option<Vec<u8>>,
+    }
+
+    fn three<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        bounded(d, 3, "things")
+    }
+
+    #[test]
+    fn a_list_up_to_its_limit_is_read_and_one_more_is_refused() {
+        let ok: Three = serde_json::from_str(r#"{"list":[1,2,3]}"#).unwrap();
+        assert_eq!(ok.list, Some(vec![1, 2, 3]));
+        let missing: Three = serde_json::from_str("{}").unwrap();
+        assert_eq!(missing.list, None);
+        let err = serde_json::from_str::<Three>(r#"{"list":[1,2,3,4]}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.starts_with("more than 3 things in one snapshot"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_reader_stops_at_its_limit_and_says_so() {
+        let mut r = CountingReader::new(&b"abcdef"[..], 4);
+        let mut out = Vec::new();
+        assert!(r.read_to_end(&mut out).is_err());
+        assert!(r.over_limit());
+        let mut r = CountingReader::new(&b"abcd"[..], 4);
+        out.clear();
+        r.read_to_end(&mut out).unwrap();
+        assert!(!r.over_limit());
+        assert_eq!(out, b"abcd");
+    }
+}

@@ -1,0 +1,224 @@
+//! The Kubernetes manifests: every kustomization renders (`kubectl kustomize`), the
+//! result validates offline against the Kubernetes schemas (PyPI `kubernetes-validate`,
+//! strict), the DaemonSet asks for exactly the privileges docs/kubernetes.md explains, and
+//! the PrometheusRule is the alerting rules of assets/ (generated, never edited by hand).
+//! Skipped with a notice where kubectl or kubernetes-validate is missing (tests/run-all.sh
+//! installs them).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KUSTOMIZATIONS: [&str; 3] = ["base", "prometheus-operator", "host-network"];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn on_path(tool: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(tool))
+        .find(|p| p.is_file())
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn render(kustomization: &str) -> String {
+    run(Command::new("kubectl")
+        .arg("kustomize")
+        .arg(root().join("deploy/kubernetes").join(kustomization)))
+}
+
+/// The documents of a YAML stream, as JSON (PyYAML comes with kubernetes-validate).
+fn documents(yaml: &str, dir: &Path) -> Vec<Value> {
+    let file = dir.join("stream.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let json = run(Command::new("python3").arg("-c").arg(
+        "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+    ).arg(&file));
+    serde_json::from_str(&json).unwrap()
+}
+
+fn tools() -> bool {
+    for tool in ["kubectl", "kubernetes-validate"] {
+        if on_path(tool).is_none() {
+            println!("skipped: {tool} not installed (tests/run-all.sh installs it)");
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn the_prometheusrule_is_generated_from_the_alerting_rules() {
+    let generated = run(&mut Command::new(
+        root().join("scripts/gen-prometheusrule.sh"),
+    ));
+    let committed = std::fs::read_to_string(
+        root().join("deploy/kubernetes/prometheus-operator/prometheusrule.yaml"),
+    )
+    .unwrap();
+    assert!(
+        generated == committed,
+        "deploy/kubernetes/prometheus-operator/prometheusrule.yaml differs from \
+         assets/prometheus/restop-rules.yml: run scripts/gen-prometheusrule.sh > that file"
+    );
+}
+
+#[test]
+fn every_kustomization_renders_and_validates_against_the_kubernetes_schemas() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for k in KUSTOMIZATIONS {
+        let file = dir.path().join(format!("{k}.yaml"));
+        std::fs::write(&file, render(k)).unwrap();
+        // The newest schemas the validator has, and an old cluster still in service.
+        for version in [None, Some("1.27.0")] {
+            let mut cmd = Command::new("kubernetes-validate");
+            cmd.arg("--strict").arg("--quiet");
+            if let Some(v) = version {
+                cmd.arg("-k").arg(v);
+            }
+            let out = run(cmd.arg(&file));
+            // Custom resources have no schema there; everything else must pass.
+            for line in out.lines() {
+                assert!(
+                    line.contains("Couldn't find schema for kind PrometheusRule")
+                        || line.contains("Couldn't find schema for kind ServiceMonitor"),
+                    "{k} ({version:?}): {line}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_daemonset_asks_only_for_what_docs_explain() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("base"), dir.path());
+    let ds = docs
+        .iter()
+        .find(|d| d["kind"] == "DaemonSet")
+        .expect("a DaemonSet");
+    let pod = &ds["spec"]["template"]["spec"];
+    assert_eq!(pod["hostPID"], true);
+    assert!(
+        pod.get("hostNetwork").is_none(),
+        "the base listens on the pod IP"
+    );
+    assert_eq!(pod["automountServiceAccountToken"], false);
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+    let tolerations: Vec<&str> = pod["tolerations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["key"].as_str())
+        .collect();
+    assert!(tolerations.contains(&"nvidia.com/gpu"), "{tolerations:?}");
+
+    let c = &pod["containers"][0];
+    let sc = &c["securityContext"];
+    assert_eq!(sc["readOnlyRootFilesystem"], true);
+    assert_eq!(sc["allowPrivilegeEscalation"], false);
+    assert_eq!(sc["privileged"], false);
+    assert_eq!(sc["capabilities"]["drop"], serde_json::json!(["ALL"]));
+    assert!(sc["capabilities"].get("add").is_none());
+    for kind in ["requests", "limits"] {
+        for r in ["cpu", "memory"] {
+            assert!(c["resources"][kind][r].is_string(), "{kind}.{r}");
+        }
+    }
+    let args: Vec<&str> = c["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(args.contains(&"--listen=$(POD_IP):9879"), "{args:?}");
+    // Every host path is mounted read-only, and only those docs/kubernetes.md names.
+    let mut mounted: Vec<(String, String)> = Vec::new();
+    for m in c["volumeMounts"].as_array().unwrap() {
+        assert_eq!(m["readOnly"], true, "{m}");
+        let volume = pod["volumes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == m["name"])
+            .unwrap();
+        mounted.push((
+            volume["hostPath"]["path"].as_str().unwrap().to_string(),
+            m["mountPath"].as_str().unwrap().to_string(),
+        ));
+    }
+    mounted.sort();
+    let expected: Vec<(String, String)> = ["/proc", "/sys", "/var/log/containers", "/var/log/pods"]
+        .iter()
+        .map(|p| (p.to_string(), format!("/host{p}")))
+        .collect();
+    assert_eq!(mounted, expected);
+    let docs_text = std::fs::read_to_string(root().join("docs/kubernetes.md")).unwrap();
+    for privilege in [
+        "hostPID",
+        "/proc",
+        "/sys",
+        "/var/log/pods",
+        "/var/log/containers",
+        "readOnlyRootFilesystem",
+        "drop: [ALL]",
+        "POD_IP",
+    ] {
+        assert!(
+            docs_text.contains(privilege),
+            "docs/kubernetes.md does not explain {privilege}"
+        );
+    }
+}
+
+#[test]
+fn the_operator_resources_scrape_the_exporter_and_carry_valid_rules() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("prometheus-operator"), dir.path());
+    let sm = docs
+        .iter()
+        .find(|d| d["kind"] == "ServiceMonitor")
+        .expect("a ServiceMonitor");
+    let svc = docs.iter().find(|d| d["kind"] == "Service").unwrap();
+    for (k, v) in sm["spec"]["selector"]["matchLabels"].as_object().unwrap() {
+        assert_eq!(&svc["metadata"]["labels"][k], v, "selector {k}");
+    }
+    assert_eq!(
+        sm["spec"]["endpoints"][0]["port"],
+        svc["spec"]["ports"][0]["name"]
+    );
+
+    let rule = docs
+        .iter()
+        .find(|d| d["kind"] == "PrometheusRule")
+        .expect("a PrometheusRule");
+    assert_eq!(rule["metadata"]["namespace"], "restop");
+    let Some(promtool) = on_path("promtool") else {
+        println!("skipped the rules check: promtool not installed");
+        return;
+    };
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, serde_json::to_string(&rule["spec"]).unwrap()).unwrap();
+    run(Command::new(promtool).arg("check").arg("rules").arg(&rules));
+}

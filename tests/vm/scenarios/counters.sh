@@ -1,0 +1,95 @@
+#!/bin/bash
+# The NIC-counter scenario (tests/vm_counters.rs): restop's port counters
+# against `rdma -j statistic show` and sysfs, while RC traffic runs between
+# two ibv_rc_pingpong processes on rxe0, once it has stopped, and around a
+# fault (a peer killed mid-transfer: the sender's QP exhausts its retries).
+#
+# Output, per phase DIR in first, traffic, idle, fault:
+#   DIR/stat-before.json, DIR/stat-after.json   rdma -j statistic show
+#   DIR/sysfs-before/, DIR/sysfs-after/          <dev>/<port>/{hw_counters,counters}/*, rate
+#   DIR/json.*                                   restop --json [--rates 1s] in between
+# plus traffic/once.* (restop --once --rates 1s), traffic/batch.* and
+# fault/batch.* (restop --batch --json -d 1s), ready/pair.txt.
+# Without a restop binary in the guest the restop steps are skipped and
+# restop.missing is written.
+. /scenario/lib.sh
+rxe_up || exit 2
+
+have_restop=1
+command -v restop >/dev/null || {
+	have_restop=0
+	echo "no restop binary in the guest (run-vm.sh -b PATH)" >"$OUT"/restop.missing
+}
+
+stat_dump() { rdma -j statistic show >"$OUT/$1.json" 2>"$OUT/$1.stderr"; }
+# sysfs_dump DIR: every port's counter files as name<TAB>value lines
+sysfs_dump() {
+	local p dev port sub f
+	for p in /sys/class/infiniband/*/ports/*; do
+		dev=${p#/sys/class/infiniband/}
+		dev=${dev%%/*}
+		port=${p##*/}
+		mkdir -p "$OUT/$1/$dev/$port"
+		for sub in hw_counters counters; do
+			[ -d "$p/$sub" ] || continue
+			for f in "$p/$sub"/*; do
+				[ -f "$f" ] && printf '%s\t%s\n' "${f##*/}" "$(cat "$f" 2>/dev/null)"
+			done >"$OUT/$1/$dev/$port/$sub.tsv"
+		done
+		cat "$p/rate" >"$OUT/$1/$dev/$port/rate" 2>/dev/null
+	done
+}
+# around NAME CMD...: rdma and sysfs right before and right after CMD
+around() {
+	local dir=$1
+	shift
+	mkdir -p "$OUT/$dir"
+	stat_dump "$dir/stat-before"
+	sysfs_dump "$dir/sysfs-before"
+	[ $have_restop = 1 ] && capture "$dir/json" "$@"
+	stat_dump "$dir/stat-after"
+	sysfs_dump "$dir/sysfs-after"
+}
+
+# first read: totals, no rates
+around first restop --json
+mark "counters-first-done"
+
+# RC SEND traffic on rxe0 (over lo) until killed
+spawn pp_server ibv_rc_pingpong -d rxe0 -g "$RXE0_GID" -n 1000000000
+sleep 1
+spawn pp_client ibv_rc_pingpong -d rxe0 -g "$RXE0_GID" -n 1000000000 127.0.0.1
+sleep 2
+around traffic restop --json --rates 1s
+if [ $have_restop = 1 ]; then
+	capture traffic/once restop --once --rates 1s
+	capture traffic/batch restop --batch --json -d 1s -n 4
+fi
+# both at once: a survivor with retry count 7 would retransmit forever
+kill -9 "$PID_pp_server" "$PID_pp_client"
+wait "$PID_pp_server" "$PID_pp_client" 2>/dev/null
+mark "counters-traffic-done"
+sleep 2
+
+around idle restop --json --rates 1s
+mark "counters-idle-done"
+
+# fault: RC writes to a forked peer, the peer SIGKILLed, the QP retries 3
+# times and goes to ERR; restop --batch watches it happen
+mkdir -p "$OUT/fault" "$OUT/ready" /tmp/ready
+stat_dump fault/stat-before
+sysfs_dump fault/sysfs-before
+if [ $have_restop = 1 ]; then
+	capture fault/batch restop --batch --json -d 1s -n 10 &
+	batch=$!
+	sleep 3
+fi
+spawn pair vm_workload -r /tmp/ready/pair.txt -d rxe0 -g "$RXE0_GID" pair 3
+wait_ready /tmp/ready/pair.txt 30
+cp /tmp/ready/pair.txt "$OUT/ready/"
+[ $have_restop = 1 ] && wait "$batch"
+stat_dump fault/stat-after
+sysfs_dump fault/sysfs-after
+[ $have_restop = 1 ] && capture fault/json restop --json
+mark "counters-fault-done"
+exit 0
