@@ -147,6 +147,7 @@ mod tests {
                 "USER",
                 "NAME",
                 "CONTAINER",
+                "POD",
                 "QP",
                 "CQ",
                 "MR",
@@ -188,7 +189,16 @@ mod tests {
             .collect();
         assert_eq!(
             cols,
-            ["PID", "USER", "NAME", "CONTAINER", "MR", "MR-BYTES", "ERR"]
+            [
+                "PID",
+                "USER",
+                "NAME",
+                "CONTAINER",
+                "POD",
+                "MR",
+                "MR-BYTES",
+                "ERR"
+            ]
         );
     }
 

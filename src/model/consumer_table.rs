@@ -222,6 +222,9 @@ mod tests {
             ..Filter::default()
         };
         let headers: Vec<_> = columns(&filter).iter().map(|c| c.header()).collect();
-        assert_eq!(headers, ["PID", "USER", "NAME", "CONTAINER", "QP", "ERR"]);
+        assert_eq!(
+            headers,
+            ["PID", "USER", "NAME", "CONTAINER", "POD", "QP", "ERR"]
+        );
     }
 }

@@ -37,6 +37,8 @@ pub mod cmd {
     pub const RES_PD_GET: u16 = 14;
     pub const RES_CTX_GET: u16 = 22;
     pub const RES_SRQ_GET: u16 = 23;
+    /// Read-only: restop never sends `STAT_SET` or `STAT_DEL`.
+    pub const STAT_GET: u16 = 17;
 }
 
 /// `enum rdma_nldev_attr` (the attributes restop sends or reads).
@@ -106,6 +108,16 @@ pub mod attr {
     pub const MAX_RANGE: u16 = 92;
     /// Device limit for one summary entry (kernel commit `5911f6d6e7cc`).
     pub const RES_SUMMARY_ENTRY_MAX: u16 = 118;
+    pub const STAT_MODE: u16 = 74;
+    pub const STAT_RES: u16 = 75;
+    pub const STAT_AUTO_MODE_MASK: u16 = 76;
+    pub const STAT_COUNTER: u16 = 77;
+    pub const STAT_COUNTER_ENTRY: u16 = 78;
+    pub const STAT_COUNTER_ID: u16 = 79;
+    pub const STAT_HWCOUNTERS: u16 = 80;
+    pub const STAT_HWCOUNTER_ENTRY: u16 = 81;
+    pub const STAT_HWCOUNTER_ENTRY_NAME: u16 = 82;
+    pub const STAT_HWCOUNTER_ENTRY_VALUE: u16 = 83;
 }
 
 /// `nla_type` flag bits; the attribute number is `nla_type & NLA_TYPE_MASK`.

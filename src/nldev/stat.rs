@@ -8,26 +8,9 @@
 
 use super::attr::{Attr, TlvError, attrs};
 use super::consts::attr as a;
+
 use crate::model::ReportedOwner;
 use std::fmt;
-
-/// `enum rdma_nldev_command` and `enum rdma_nldev_attr` numbers for
-/// statistics (`tests/nldev_consts.rs`-style pins live in this module's tests).
-pub mod consts {
-    pub const STAT_GET: u16 = 17;
-    pub const STAT_MODE: u16 = 74;
-    pub const STAT_RES: u16 = 75;
-    pub const STAT_AUTO_MODE_MASK: u16 = 76;
-    pub const STAT_COUNTER: u16 = 77;
-    pub const STAT_COUNTER_ENTRY: u16 = 78;
-    pub const STAT_COUNTER_ID: u16 = 79;
-    pub const STAT_HWCOUNTERS: u16 = 80;
-    pub const STAT_HWCOUNTER_ENTRY: u16 = 81;
-    pub const STAT_HWCOUNTER_ENTRY_NAME: u16 = 82;
-    pub const STAT_HWCOUNTER_ENTRY_VALUE: u16 = 83;
-}
-
-use consts as s;
 
 /// A counter table that cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,15 +101,15 @@ pub fn parse_hwcounters(table: &Attr<'_>) -> Result<Vec<(String, u64)>, StatErro
     let mut out = Vec::new();
     for (position, item) in table.nested().enumerate() {
         let entry = item?;
-        if entry.kind != s::STAT_HWCOUNTER_ENTRY {
+        if entry.kind != a::STAT_HWCOUNTER_ENTRY {
             continue;
         }
         let (mut name, mut value) = (None, None);
         for field in entry.nested() {
             let field = field?;
             match field.kind {
-                s::STAT_HWCOUNTER_ENTRY_NAME => name = Some(field.string()),
-                s::STAT_HWCOUNTER_ENTRY_VALUE => value = Some(field.u64()?),
+                a::STAT_HWCOUNTER_ENTRY_NAME => name = Some(field.string()),
+                a::STAT_HWCOUNTER_ENTRY_VALUE => value = Some(field.u64()?),
                 _ => {}
             }
         }
@@ -155,7 +138,7 @@ pub fn parse_port_stats(payload: &[u8], device: u32, port: u32) -> Result<PortSt
         match at.kind {
             a::DEV_INDEX => stats.device = at.u32()?,
             a::PORT_INDEX => stats.port = at.u32()?,
-            s::STAT_HWCOUNTERS => stats.counters = parse_hwcounters(&at)?,
+            a::STAT_HWCOUNTERS => stats.counters = parse_hwcounters(&at)?,
             _ => {}
         }
     }
@@ -172,10 +155,10 @@ pub fn parse_qp_counters(payload: &[u8], device: u32) -> Result<Vec<QpCounter>, 
         match at.kind {
             a::DEV_INDEX => device = at.u32()?,
             a::PORT_INDEX => port = Some(at.u32()?),
-            s::STAT_COUNTER => {
+            a::STAT_COUNTER => {
                 for entry in at.nested() {
                     let entry = entry?;
-                    if entry.kind == s::STAT_COUNTER_ENTRY {
+                    if entry.kind == a::STAT_COUNTER_ENTRY {
                         out.push(parse_counter_entry(&entry, device, port)?);
                     }
                 }
@@ -209,8 +192,8 @@ fn parse_counter_entry(
                 c.port = field.u32()?;
                 seen_port = true;
             }
-            s::STAT_COUNTER_ID => c.id = field.u32()?,
-            s::STAT_MODE => c.mode = Some(CounterMode::from_raw(field.u32()?)),
+            a::STAT_COUNTER_ID => c.id = field.u32()?,
+            a::STAT_MODE => c.mode = Some(CounterMode::from_raw(field.u32()?)),
             a::RES_PID => pid = Some(field.u32()?),
             a::RES_KERN_NAME => kern = Some(field.string()),
             a::RES_QP => {
@@ -227,7 +210,7 @@ fn parse_counter_entry(
                     }
                 }
             }
-            s::STAT_HWCOUNTERS => c.counters = parse_hwcounters(&field)?,
+            a::STAT_HWCOUNTERS => c.counters = parse_hwcounters(&field)?,
             _ => {}
         }
     }
@@ -249,15 +232,15 @@ mod tests {
 
     fn entry(name: &str, value: u64) -> Attrs {
         Attrs::new()
-            .string(s::STAT_HWCOUNTER_ENTRY_NAME, name)
+            .string(a::STAT_HWCOUNTER_ENTRY_NAME, name)
             .pad()
-            .u64(s::STAT_HWCOUNTER_ENTRY_VALUE, value)
+            .u64(a::STAT_HWCOUNTER_ENTRY_VALUE, value)
     }
 
     fn table(entries: Vec<Attrs>) -> Attrs {
         let mut t = Attrs::new();
         for e in entries {
-            t = t.nest_flagged(s::STAT_HWCOUNTER_ENTRY, e);
+            t = t.nest_flagged(a::STAT_HWCOUNTER_ENTRY, e);
         }
         t
     }
@@ -266,18 +249,18 @@ mod tests {
     fn the_command_and_attribute_numbers_are_the_kernels() {
         assert_eq!(
             (
-                s::STAT_GET,
-                s::STAT_RES,
-                s::STAT_COUNTER,
-                s::STAT_HWCOUNTERS
+                crate::nldev::consts::cmd::STAT_GET,
+                a::STAT_RES,
+                a::STAT_COUNTER,
+                a::STAT_HWCOUNTERS
             ),
             (17, 75, 77, 80)
         );
         assert_eq!(
             (
-                s::STAT_HWCOUNTER_ENTRY,
-                s::STAT_HWCOUNTER_ENTRY_NAME,
-                s::STAT_HWCOUNTER_ENTRY_VALUE
+                a::STAT_HWCOUNTER_ENTRY,
+                a::STAT_HWCOUNTER_ENTRY_NAME,
+                a::STAT_HWCOUNTER_ENTRY_VALUE
             ),
             (81, 82, 83)
         );
@@ -290,7 +273,7 @@ mod tests {
             .string(a::DEV_NAME, "mlx5_0")
             .u32(a::PORT_INDEX, 1)
             .nest_flagged(
-                s::STAT_HWCOUNTERS,
+                a::STAT_HWCOUNTERS,
                 table(vec![
                     entry("out_of_sequence", 7),
                     entry("np_cnp_sent", 1 << 40),
@@ -316,14 +299,14 @@ mod tests {
 
     #[test]
     fn entries_without_name_or_value_are_typed_errors() {
-        let unnamed = Attrs::new().u64(s::STAT_HWCOUNTER_ENTRY_VALUE, 1);
-        let msg = Attrs::new().nest(s::STAT_HWCOUNTERS, table(vec![entry("a", 1), unnamed]));
+        let unnamed = Attrs::new().u64(a::STAT_HWCOUNTER_ENTRY_VALUE, 1);
+        let msg = Attrs::new().nest(a::STAT_HWCOUNTERS, table(vec![entry("a", 1), unnamed]));
         assert_eq!(
             parse_port_stats(msg.as_bytes(), 0, 1),
             Err(StatError::UnnamedCounter { position: 1 })
         );
-        let valueless = Attrs::new().string(s::STAT_HWCOUNTER_ENTRY_NAME, "rcvd_pkts");
-        let msg = Attrs::new().nest(s::STAT_HWCOUNTERS, table(vec![valueless]));
+        let valueless = Attrs::new().string(a::STAT_HWCOUNTER_ENTRY_NAME, "rcvd_pkts");
+        let msg = Attrs::new().nest(a::STAT_HWCOUNTERS, table(vec![valueless]));
         assert_eq!(
             parse_port_stats(msg.as_bytes(), 0, 1),
             Err(StatError::MissingValue {
@@ -331,9 +314,9 @@ mod tests {
             })
         );
         let short = Attrs::new()
-            .string(s::STAT_HWCOUNTER_ENTRY_NAME, "x")
-            .u32(s::STAT_HWCOUNTER_ENTRY_VALUE, 1);
-        let msg = Attrs::new().nest(s::STAT_HWCOUNTERS, table(vec![short]));
+            .string(a::STAT_HWCOUNTER_ENTRY_NAME, "x")
+            .u32(a::STAT_HWCOUNTER_ENTRY_VALUE, 1);
+        let msg = Attrs::new().nest(a::STAT_HWCOUNTERS, table(vec![short]));
         assert!(matches!(
             parse_port_stats(msg.as_bytes(), 0, 1),
             Err(StatError::Tlv(TlvError::BadPayload { .. }))
@@ -347,17 +330,17 @@ mod tests {
             .nest(a::RES_QP_ENTRY, Attrs::new().u32(a::RES_LQPN, 18));
         let counter = Attrs::new()
             .u32(a::PORT_INDEX, 1)
-            .u32(s::STAT_COUNTER_ID, 4)
-            .u32(s::STAT_MODE, 1)
+            .u32(a::STAT_COUNTER_ID, 4)
+            .u32(a::STAT_MODE, 1)
             .u32(a::RES_PID, 812)
             .nest_flagged(a::RES_QP, qps)
             .nest_flagged(
-                s::STAT_HWCOUNTERS,
+                a::STAT_HWCOUNTERS,
                 table(vec![entry("rnr_nak_retry_err", 2)]),
             );
         let msg = Attrs::new().u32(a::DEV_INDEX, 2).nest(
-            s::STAT_COUNTER,
-            Attrs::new().nest(s::STAT_COUNTER_ENTRY, counter),
+            a::STAT_COUNTER,
+            Attrs::new().nest(a::STAT_COUNTER_ENTRY, counter),
         );
         let got = parse_qp_counters(msg.as_bytes(), 0).unwrap();
         assert_eq!(
@@ -376,10 +359,10 @@ mod tests {
 
     #[test]
     fn a_bound_counter_without_a_port_is_an_error() {
-        let counter = Attrs::new().u32(s::STAT_COUNTER_ID, 4);
+        let counter = Attrs::new().u32(a::STAT_COUNTER_ID, 4);
         let msg = Attrs::new().nest(
-            s::STAT_COUNTER,
-            Attrs::new().nest(s::STAT_COUNTER_ENTRY, counter),
+            a::STAT_COUNTER,
+            Attrs::new().nest(a::STAT_COUNTER_ENTRY, counter),
         );
         assert_eq!(parse_qp_counters(msg.as_bytes(), 0), Err(StatError::NoPort));
     }

@@ -3,9 +3,9 @@
 
 use super::client::NldevClient;
 use super::consts::attr as a;
+use super::consts::cmd;
 use super::error::NlError;
 use super::request::Kind;
-use super::stat::consts as s;
 use super::stat::{PortStats, QpCounter, StatError, parse_port_stats, parse_qp_counters};
 use super::transport::Transport;
 use nix::errno::Errno;
@@ -21,7 +21,7 @@ impl<T: Transport> NldevClient<T> {
             counters: Vec::new(),
         };
         let attrs = [(a::DEV_INDEX, device), (a::PORT_INDEX, port)];
-        self.exchange(op, s::STAT_GET, Kind::Doit, &attrs, |m| {
+        self.exchange(op, cmd::STAT_GET, Kind::Doit, &attrs, |m| {
             out = parse_port_stats(m.payload, device, port).map_err(|e| malformed(op, e))?;
             Ok(())
         })?;
@@ -34,8 +34,8 @@ impl<T: Transport> NldevClient<T> {
     pub fn qp_counters(&mut self, device: u32) -> Result<Vec<QpCounter>, NlError> {
         let op = "STAT_GET";
         let mut out = Vec::new();
-        let attrs = [(a::DEV_INDEX, device), (s::STAT_RES, u32::from(a::RES_QP))];
-        self.exchange(op, s::STAT_GET, Kind::Dump, &attrs, |m| {
+        let attrs = [(a::DEV_INDEX, device), (a::STAT_RES, u32::from(a::RES_QP))];
+        self.exchange(op, cmd::STAT_GET, Kind::Dump, &attrs, |m| {
             out.extend(parse_qp_counters(m.payload, device).map_err(|e| malformed(op, e))?);
             Ok(())
         })?;

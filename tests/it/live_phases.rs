@@ -54,8 +54,11 @@ fn device_phase_alone_reads_summary_details_and_ports() {
             cmd::RES_GET,
             cmd::GET,
             cmd::SYS_GET,
+            // each port's counters are read right after it, every tick
             cmd::PORT_GET,
-            cmd::PORT_GET
+            cmd::STAT_GET,
+            cmd::PORT_GET,
+            cmd::STAT_GET
         ]
     );
     assert_eq!(snap.devices[0].usage.current(ResourceType::Qp), Some(25));

@@ -2,10 +2,10 @@
 //! capture 15: `rdma -j statistic show`), and random counter tables.
 
 use proptest::prelude::*;
+use restop::nldev::consts::{attr as s, cmd};
 use restop::nldev::consts::{attr, nldev_type};
 use restop::nldev::fixture::{Attrs, doit_reply, error, message};
 use restop::nldev::replay::{split_messages, split_replies};
-use restop::nldev::stat::consts as s;
 use restop::nldev::stat::parse_port_stats;
 use restop::nldev::{NldevClient, ReplayTransport};
 use serde_json::Value;
@@ -63,7 +63,7 @@ fn the_requests_are_read_only_stat_get() {
     let sent = c.transport().sent();
     assert_eq!(sent.len(), 1);
     let t = u16::from_ne_bytes([sent[0][4], sent[0][5]]);
-    assert_eq!(t, nldev_type(s::STAT_GET));
+    assert_eq!(t, nldev_type(cmd::STAT_GET));
     // The same request iproute2 sent (sequence number aside).
     let tx = std::fs::read(fixture("15-statistic-show-json.tx.bin")).unwrap();
     let ours = &sent[0];
@@ -139,9 +139,9 @@ proptest! {
         let _ = parse_port_stats(&damaged, 0, 1);
         let _ = parse_port_stats(&msg[..cut.index(msg.len())], 0, 1);
         // Also through the client, as one doit reply.
-        let reply = doit_reply(s::STAT_GET, &Attrs::new().raw(&damaged));
+        let reply = doit_reply(cmd::STAT_GET, &Attrs::new().raw(&damaged));
         let _ = client(vec![reply]).port_stats(0, 1);
-        let raw = message(nldev_type(s::STAT_GET), 0, 0, &damaged);
+        let raw = message(nldev_type(cmd::STAT_GET), 0, 0, &damaged);
         let _ = client(vec![raw]).port_stats(0, 1);
     }
 }

@@ -59,6 +59,8 @@ fn less_than_moves_back_over_the_columns_shown_and_wraps() {
 fn wide_terminals_cycle_through_every_column_in_screen_order() {
     let mut app = app_sized(160, 40);
     app.update(ch('<'));
+    assert_eq!(app.main.sort, SortKey::Pod);
+    app.update(ch('<'));
     assert_eq!(app.main.sort, SortKey::Container);
     for expected in [SortKey::Name, SortKey::User, SortKey::Pid, SortKey::ErrQps] {
         app.update(ch('<'));

@@ -6,9 +6,9 @@
 //! fake reassembles the captured data messages into the dump restop expects.
 
 use restop::nldev::consts::cmd;
+use restop::nldev::consts::cmd::STAT_GET;
 use restop::nldev::fixture;
 use restop::nldev::replay::{split_messages, split_replies};
-use restop::nldev::stat::consts::STAT_GET;
 use restop::nldev::{NlError, Transport};
 use std::collections::HashMap;
 use std::path::Path;
