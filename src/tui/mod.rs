@@ -3,6 +3,7 @@
 //! draws with `ui::draw`.
 
 pub mod collector;
+pub mod hangup;
 pub mod input;
 pub mod replayer;
 pub mod signals;
@@ -75,7 +76,10 @@ fn run_app(
     let _ = control_tx.send(Control::Stop);
     stop_input.store(true, Ordering::SeqCst);
     drop(guard);
-    let _ = input.join();
+    // Never joined: on a terminal that just went away crossterm's reader can
+    // spin inside `event::poll` forever (crossterm issue #793). The process
+    // exits as soon as this returns, which ends the thread wherever it is.
+    drop(input);
     result
 }
 
@@ -92,6 +96,7 @@ fn event_loop(
         return Ok(());
     }
     terminal.draw(|f| ui::draw(f, app))?;
+    let hangup = hangup::HangupWatch::new();
     loop {
         // A replay's next snapshot may be due before the next tick.
         let wait = app
@@ -99,7 +104,7 @@ fn event_loop(
             .as_ref()
             .and_then(|r| r.wait_ms(now_ms()))
             .map_or(TICK, |ms| TICK.min(Duration::from_millis(ms)));
-        let event = if signals::termination_requested() {
+        let event = if signals::termination_requested() || hangup.terminal_lost() {
             Event::Quit
         } else {
             match events.recv_timeout(wait) {
