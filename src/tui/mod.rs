@@ -5,6 +5,7 @@
 pub mod collector;
 pub mod hangup;
 pub mod input;
+pub mod job;
 pub mod replayer;
 pub mod signals;
 pub mod terminal;
@@ -62,6 +63,7 @@ fn run_app(
     feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     let _signals = signals::install()?;
+    let _job_control = crate::signals::install_job_control()?;
     let mut guard = TerminalGuard::enter(app.config.mouse)?;
 
     let (events_tx, events_rx) = mpsc::channel();
@@ -112,6 +114,15 @@ fn event_loop(
                 Err(RecvTimeoutError::Timeout) => Event::Tick(now_ms()),
                 Err(RecvTimeoutError::Disconnected) => Event::Quit,
             }
+        };
+        let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
+            job::suspend(terminal)?;
+            Event::Tick(now_ms())
+        } else {
+            if crate::signals::take_continued() {
+                job::resume(terminal, app.config.mouse)?;
+            }
+            event
         };
         let ticked = matches!(event, Event::Tick(_));
         let mut commands = app.update(event);

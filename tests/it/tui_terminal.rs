@@ -131,6 +131,20 @@ impl Session {
         pid
     }
 
+    /// The shell's terminal is in cooked mode (`stty -a` shows echo and icanon).
+    fn assert_cooked(&self) {
+        self.send(&["clear", "Enter"]);
+        self.type_text("stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ,");
+        self.send(&["Enter"]);
+        let screen = self.wait_for("stty output", |s| {
+            s.contains("echo,") || s.contains("icanon,")
+        });
+        assert!(
+            screen.contains("echo,icanon,"),
+            "terminal not in cooked mode:\n{screen}"
+        );
+    }
+
     /// After restop ended: the process gone, primary screen, prompt back, cooked mode.
     fn assert_restored(&self) {
         if let Some(pid) = self.restop.take() {
@@ -148,16 +162,7 @@ impl Session {
         );
         assert_eq!(self.query("#{mouse_any_flag}"), "0", "mouse capture off");
         assert_eq!(self.query("#{cursor_flag}"), "1", "cursor visible");
-        self.send(&["clear", "Enter"]);
-        self.type_text("stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ,");
-        self.send(&["Enter"]);
-        let screen = self.wait_for("stty output", |s| {
-            s.contains("echo,") || s.contains("icanon,")
-        });
-        assert!(
-            screen.contains("echo,icanon,"),
-            "terminal not in cooked mode:\n{screen}"
-        );
+        self.assert_cooked();
     }
 }
 
@@ -317,6 +322,61 @@ fn sigterm_restores_the_terminal() {
     let pid = s.start_restop("");
     kill(pid, Signal::SIGTERM);
     s.assert_restored();
+}
+
+#[test]
+fn ctrl_z_gives_the_shell_back_and_fg_the_view() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    s.send(&["C-z"]);
+    s.assert_stopped_then_back(pid);
+}
+
+#[test]
+fn sigtstp_gives_the_shell_back_and_fg_the_view() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    kill(pid, Signal::SIGTSTP);
+    s.assert_stopped_then_back(pid);
+}
+
+impl Session {
+    /// restop stopped with the terminal given back, then `fg` brings the view
+    /// back in raw mode; `q` ends it.
+    fn assert_stopped_then_back(&self, pid: i32) {
+        let s = self;
+        s.wait_for("the shell after Ctrl-Z", |s| {
+            s.contains("Stopped")
+                && s.lines()
+                    .last_nonempty()
+                    .is_some_and(|l| l.starts_with(PROMPT))
+        });
+        assert_eq!(
+            s.query("#{alternate_on}"),
+            "0",
+            "primary screen while stopped"
+        );
+        assert_eq!(s.query("#{mouse_any_flag}"), "0", "mouse capture off");
+        assert_eq!(s.query("#{cursor_flag}"), "1", "cursor visible");
+        s.assert_cooked();
+        s.send(&["fg", "Enter"]);
+        s.wait_for("the view back", |s| {
+            s.contains("DEMO: simulated data") && s.contains("train.py")
+        });
+        assert_eq!(s.query("#{alternate_on}"), "1", "alternate screen again");
+        // Raw mode again: a key acts at once instead of echoing.
+        s.send(&["?"]);
+        s.wait_for("help", |s| s.contains("Keys: Esc or ? closes"));
+        s.send(&["Escape"]);
+        s.wait_for("help closed", |s| !s.contains("Keys: Esc"));
+        assert!(stat_fields(pid).is_some(), "restop still running");
+        s.send(&["q"]);
+        s.assert_restored();
+    }
 }
 
 #[test]
