@@ -368,7 +368,7 @@ impl Session {
         s.send(&["?"]);
         s.wait_for("help", |s| s.contains("Keys: Esc or ? closes"));
         assert!(stat_fields(pid).is_some(), "restop still running");
-        s.send(&["q"]);
+        s.send(&["?", "q"]); // help closed, then quit
         s.assert_restored();
     }
 }
