@@ -2,11 +2,15 @@
 //! stop: the handler only sets a flag (all a signal handler may safely do);
 //! sessions poll [`stop_requested`] and end through their normal path (the
 //! interactive view restores the terminal, `--batch` ends with status 0).
+//! The interactive view also takes SIGTSTP and SIGCONT ([`install_job_control`])
+//! so it can give the terminal back before stopping and take it again after.
 
 use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
+static SUSPEND: AtomicBool = AtomicBool::new(false);
+static CONTINUED: AtomicBool = AtomicBool::new(false);
 
 const SIGNALS: [Signal; 4] = [
     Signal::SIGTERM,
@@ -17,6 +21,14 @@ const SIGNALS: [Signal; 4] = [
 
 extern "C" fn on_signal(_: nix::libc::c_int) {
     REQUESTED.store(true, Ordering::SeqCst);
+}
+
+extern "C" fn on_tstp(_: nix::libc::c_int) {
+    SUSPEND.store(true, Ordering::SeqCst);
+}
+
+extern "C" fn on_cont(_: nix::libc::c_int) {
+    CONTINUED.store(true, Ordering::SeqCst);
 }
 
 /// The handlers that were in place before; put back by `Drop`.
@@ -39,6 +51,39 @@ pub fn install() -> anyhow::Result<SignalGuard> {
         previous.push((signal, old));
     }
     Ok(SignalGuard { previous })
+}
+
+/// Catches SIGTSTP (as a suspend request) and SIGCONT (as "redraw") until
+/// the guard is dropped. Only for the interactive view: everything else keeps
+/// the default stop.
+pub fn install_job_control() -> anyhow::Result<SignalGuard> {
+    SUSPEND.store(false, Ordering::SeqCst);
+    CONTINUED.store(false, Ordering::SeqCst);
+    let mut previous = Vec::new();
+    for (signal, handler) in [
+        (Signal::SIGTSTP, on_tstp as extern "C" fn(nix::libc::c_int)),
+        (Signal::SIGCONT, on_cont),
+    ] {
+        let action = SigAction::new(
+            SigHandler::Handler(handler),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        let old = unsafe { sigaction(signal, &action) }?;
+        previous.push((signal, old));
+    }
+    Ok(SignalGuard { previous })
+}
+
+/// A SIGTSTP arrived since the last call (clears the request).
+pub fn take_suspend_request() -> bool {
+    SUSPEND.swap(false, Ordering::SeqCst)
+}
+
+/// A SIGCONT arrived since the last call (clears it).
+pub fn take_continued() -> bool {
+    CONTINUED.swap(false, Ordering::SeqCst)
 }
 
 /// A termination signal arrived since `install`.

@@ -3,7 +3,9 @@
 //! draws with `ui::draw`.
 
 pub mod collector;
+pub mod hangup;
 pub mod input;
+pub mod job;
 pub mod replayer;
 pub mod signals;
 pub mod terminal;
@@ -61,6 +63,7 @@ fn run_app(
     feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     let _signals = signals::install()?;
+    let _job_control = crate::signals::install_job_control()?;
     let mut guard = TerminalGuard::enter(app.config.mouse)?;
 
     let (events_tx, events_rx) = mpsc::channel();
@@ -75,7 +78,10 @@ fn run_app(
     let _ = control_tx.send(Control::Stop);
     stop_input.store(true, Ordering::SeqCst);
     drop(guard);
-    let _ = input.join();
+    // Never joined: on a terminal that just went away crossterm's reader can
+    // spin inside `event::poll` forever (crossterm issue #793). The process
+    // exits as soon as this returns, which ends the thread wherever it is.
+    drop(input);
     result
 }
 
@@ -92,6 +98,7 @@ fn event_loop(
         return Ok(());
     }
     terminal.draw(|f| ui::draw(f, app))?;
+    let hangup = hangup::HangupWatch::new();
     loop {
         // A replay's next snapshot may be due before the next tick.
         let wait = app
@@ -99,7 +106,7 @@ fn event_loop(
             .as_ref()
             .and_then(|r| r.wait_ms(now_ms()))
             .map_or(TICK, |ms| TICK.min(Duration::from_millis(ms)));
-        let event = if signals::termination_requested() {
+        let event = if signals::termination_requested() || hangup.terminal_lost() {
             Event::Quit
         } else {
             match events.recv_timeout(wait) {
@@ -107,6 +114,15 @@ fn event_loop(
                 Err(RecvTimeoutError::Timeout) => Event::Tick(now_ms()),
                 Err(RecvTimeoutError::Disconnected) => Event::Quit,
             }
+        };
+        let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
+            job::suspend(terminal)?;
+            Event::Tick(now_ms())
+        } else {
+            if crate::signals::take_continued() {
+                job::resume(terminal, app.config.mouse)?;
+            }
+            event
         };
         let ticked = matches!(event, Event::Tick(_));
         let mut commands = app.update(event);

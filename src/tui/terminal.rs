@@ -75,6 +75,28 @@ pub fn restore() {
     let _ = disable_raw_mode();
 }
 
+/// Gives the terminal back for a stop (Ctrl-Z); returns whether mouse
+/// capture was on, for [`resume`].
+pub fn suspend() -> bool {
+    let mouse = MOUSE.load(Ordering::SeqCst);
+    restore();
+    mouse
+}
+
+/// Takes the terminal again after a stop: raw mode, alternate screen, no
+/// cursor, mouse capture as before. The caller redraws everything.
+pub fn resume(mouse: bool) -> anyhow::Result<()> {
+    ACTIVE.store(true, Ordering::SeqCst);
+    enable_raw_mode()?;
+    let mut out = stdout();
+    execute!(out, EnterAlternateScreen, Hide)?;
+    if mouse {
+        MOUSE.store(true, Ordering::SeqCst);
+        execute!(out, EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
 /// Restores the terminal before the previous hook prints the panic message,
 /// so the message lands on a usable screen.
 fn install_panic_hook() {

@@ -1,10 +1,15 @@
 //! `--replay` in a real terminal (tmux): the recording plays, the replay
-//! keys act, and `q` gives the shell back. Skipped where tmux is missing.
+//! keys act, and `q` gives the shell back and ends restop (checked: no
+//! process left behind). Skipped where tmux is missing.
 
+use crate::tui_terminal::{assert_gone_without_spinning, restop_under};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use restop::demo::DemoSource;
 use restop::model::{DetailScope, SourceKind};
 use restop::record::RecordWriter;
 use restop::source::{CollectRequest, Source};
+use std::cell::Cell;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -20,6 +25,8 @@ fn tmux(args: &[&str]) -> Output {
 
 struct Session {
     name: String,
+    /// The restop started here, killed by `Drop` if the test failed early.
+    restop: Cell<Option<i32>>,
 }
 
 impl Session {
@@ -56,6 +63,9 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        if let Some(pid) = self.restop.take() {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
         let _ = tmux(&["kill-session", "-t", &self.name]);
     }
 }
@@ -98,7 +108,10 @@ fn a_recording_plays_pauses_and_seeks_in_a_real_terminal() {
         .status
         .success()
     );
-    let s = Session { name };
+    let s = Session {
+        name,
+        restop: Cell::new(None),
+    };
     s.wait_for("the prompt", |screen| screen.contains(PROMPT));
     let command = format!(
         "{} --replay {}",
@@ -115,6 +128,14 @@ fn a_recording_plays_pauses_and_seeks_in_a_real_terminal() {
     s.wait_for("the replay", |screen| {
         screen.contains("REPLAY: recorded data") && screen.contains(" PLAY 1× ")
     });
+    let shell: i32 = String::from_utf8_lossy(
+        &tmux(&["display-message", "-p", "-t", &s.name, "#{pane_pid}"]).stdout,
+    )
+    .trim()
+    .parse()
+    .unwrap();
+    let pid = restop_under(shell).expect("restop running under the shell");
+    s.restop.set(Some(pid));
     s.wait_for("playback to move on", |screen| !screen.contains("(1/40)"));
     s.keys(&["Space"]);
     s.wait_for("the pause", |screen| screen.contains(" PAUSED 1× "));
@@ -134,4 +155,6 @@ fn a_recording_plays_pauses_and_seeks_in_a_real_terminal() {
     s.wait_for("the shell back", |screen| {
         !screen.contains("REPLAY") && screen.contains(PROMPT)
     });
+    assert_gone_without_spinning(pid);
+    s.restop.set(None);
 }

@@ -1,10 +1,15 @@
 //! The real thing: the built binary in a real terminal (tmux), driven by
 //! keys, read back from the screen. Checks that the screens and keys work and
 //! that the terminal is back in cooked mode on the primary screen afterwards,
-//! after `q` and after SIGTERM.
+//! after `q` and after SIGTERM, and that restop ends by itself when its
+//! terminal goes away (the tmux server killed right after `q`, or under a
+//! running view). Every test checks that the restop it started is gone.
 //!
-//! Skipped (with a message) where tmux is not installed.
+//! Each session has its own tmux server (`-L`), so killing it touches no
+//! other test. Skipped (with a message) where tmux is not installed.
 
+use nix::sys::signal::Signal;
+use std::cell::Cell;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +23,8 @@ const WAIT: Duration = Duration::from_secs(30);
 
 struct Session {
     name: String,
+    /// The restop this session started, killed by `Drop` if a test failed early.
+    restop: Cell<Option<i32>>,
 }
 
 impl Session {
@@ -30,47 +37,57 @@ impl Session {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let name = format!("restop-test-{}-{n}", std::process::id());
         let shell = format!("env PS1='{PROMPT} ' NO_COLOR= bash --norc --noprofile");
-        let ok = tmux(&[
-            "new-session",
-            "-d",
-            "-s",
+        let ok = tmux(
             &name,
-            "-x",
-            &width.to_string(),
-            "-y",
-            &height.to_string(),
-            &shell,
-        ])
+            &[
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+                &shell,
+            ],
+        )
         .status
         .success();
         assert!(ok, "tmux new-session failed");
-        let s = Session { name };
+        let s = Session {
+            name,
+            restop: Cell::new(None),
+        };
         s.wait_for("the shell prompt", |screen| screen.contains(PROMPT));
         Some(s)
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        tmux(&self.name, args)
     }
 
     fn send(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.name];
         args.extend_from_slice(keys);
-        assert!(tmux(&args).status.success(), "send-keys {keys:?}");
+        assert!(self.tmux(&args).status.success(), "send-keys {keys:?}");
     }
 
     /// Types text literally (no key-name lookup).
     fn type_text(&self, text: &str) {
         assert!(
-            tmux(&["send-keys", "-t", &self.name, "-l", text])
+            self.tmux(&["send-keys", "-t", &self.name, "-l", text])
                 .status
                 .success()
         );
     }
 
     fn screen(&self) -> String {
-        let out = tmux(&["capture-pane", "-p", "-t", &self.name]);
+        let out = self.tmux(&["capture-pane", "-p", "-t", &self.name]);
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     fn query(&self, format: &str) -> String {
-        let out = tmux(&["display-message", "-p", "-t", &self.name, format]);
+        let out = self.tmux(&["display-message", "-p", "-t", &self.name, format]);
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
@@ -90,9 +107,15 @@ impl Session {
         }
     }
 
-    fn start_restop(&self, extra: &str) {
+    /// Starts restop in the shell and returns its pid.
+    fn start_restop(&self, extra: &str) -> i32 {
+        self.start_restop_under("", extra)
+    }
+
+    /// Starts restop under a wrapper command (`prefix`) and returns its pid.
+    fn start_restop_under(&self, prefix: &str, extra: &str) -> i32 {
         let bin = env!("CARGO_BIN_EXE_restop");
-        self.type_text(&format!("{bin} --demo -d 500ms {extra}"));
+        self.type_text(&format!("{prefix} {bin} --demo -d 500ms {extra}"));
         self.send(&["Enter"]);
         self.wait_for("the TUI", |s| {
             s.contains("DEMO: simulated data") && s.contains("train.py")
@@ -102,10 +125,31 @@ impl Session {
             "1",
             "TUI on the alternate screen"
         );
+        let shell: i32 = self.query("#{pane_pid}").parse().expect("pane pid");
+        let pid = restop_under(shell).expect("restop running under the shell");
+        self.restop.set(Some(pid));
+        pid
     }
 
-    /// After restop ended: primary screen, prompt back, cooked mode.
+    /// The shell's terminal is in cooked mode (`stty -a` shows echo and icanon).
+    fn assert_cooked(&self) {
+        self.send(&["clear", "Enter"]);
+        self.type_text("stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ,");
+        self.send(&["Enter"]);
+        let screen = self.wait_for("stty output", |s| {
+            s.contains("echo,") || s.contains("icanon,")
+        });
+        assert!(
+            screen.contains("echo,icanon,"),
+            "terminal not in cooked mode:\n{screen}"
+        );
+    }
+
+    /// After restop ended: the process gone, primary screen, prompt back, cooked mode.
     fn assert_restored(&self) {
+        if let Some(pid) = self.restop.take() {
+            assert_gone_without_spinning(pid);
+        }
         self.wait_for("the prompt after restop", |s| {
             s.lines()
                 .last_nonempty()
@@ -118,22 +162,16 @@ impl Session {
         );
         assert_eq!(self.query("#{mouse_any_flag}"), "0", "mouse capture off");
         assert_eq!(self.query("#{cursor_flag}"), "1", "cursor visible");
-        self.send(&["clear", "Enter"]);
-        self.type_text("stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ,");
-        self.send(&["Enter"]);
-        let screen = self.wait_for("stty output", |s| {
-            s.contains("echo,") || s.contains("icanon,")
-        });
-        assert!(
-            screen.contains("echo,icanon,"),
-            "terminal not in cooked mode:\n{screen}"
-        );
+        self.assert_cooked();
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = tmux(&["kill-session", "-t", &self.name]);
+        if let Some(pid) = self.restop.take() {
+            kill(pid, Signal::SIGKILL);
+        }
+        let _ = self.tmux(&["kill-server"]);
     }
 }
 
@@ -147,8 +185,11 @@ impl<'a, I: DoubleEndedIterator<Item = &'a str>> LastNonEmpty<'a> for I {
     }
 }
 
-fn tmux(args: &[&str]) -> Output {
+/// tmux on the session's own server (socket named after the session).
+fn tmux(server: &str, args: &[&str]) -> Output {
     Command::new(TMUX)
+        .arg("-L")
+        .arg(server)
         .args(args)
         .output()
         .expect("running tmux")
@@ -168,7 +209,7 @@ fn keys_work_and_q_restores_the_terminal() {
     let Some(s) = Session::start(100, 30) else {
         return;
     };
-    s.start_restop("");
+    let _ = s.start_restop("");
 
     let screen = s.screen();
     assert!(
@@ -238,9 +279,9 @@ fn keys_work_and_q_restores_the_terminal() {
     s.wait_for("a longer interval", |s| s.contains("every 1 s"));
 
     // Resizes, down to too small and back.
-    let _ = tmux(&["resize-window", "-t", &s.name, "-x", "30", "-y", "8"]);
+    let _ = s.tmux(&["resize-window", "-t", &s.name, "-x", "30", "-y", "8"]);
     s.wait_for("too small", |s| s.contains("too small"));
-    let _ = tmux(&["resize-window", "-t", &s.name, "-x", "80", "-y", "24"]);
+    let _ = s.tmux(&["resize-window", "-t", &s.name, "-x", "80", "-y", "24"]);
     s.wait_for("redrawn at 80x24", |s| s.contains("Top consumers"));
 
     s.send(&["q"]);
@@ -252,7 +293,7 @@ fn mouse_clicks_sort_and_select() {
     let Some(s) = Session::start(120, 30) else {
         return;
     };
-    s.start_restop("");
+    let _ = s.start_restop("");
     let screen = s.screen();
     let (row, line) = screen
         .lines()
@@ -278,21 +319,160 @@ fn sigterm_restores_the_terminal() {
     let Some(s) = Session::start(100, 30) else {
         return;
     };
-    s.start_restop("");
-    let shell: i32 = s.query("#{pane_pid}").parse().expect("pane pid");
-    let child = children_of(shell)
-        .into_iter()
-        .next()
-        .expect("restop running under the shell");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .expect("kill");
+    let pid = s.start_restop("");
+    kill(pid, Signal::SIGTERM);
     s.assert_restored();
 }
 
-fn children_of(parent: i32) -> Vec<i32> {
+#[test]
+fn ctrl_z_gives_the_shell_back_and_fg_the_view() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    s.send(&["C-z"]);
+    s.assert_stopped_then_back(pid);
+}
+
+#[test]
+fn sigtstp_gives_the_shell_back_and_fg_the_view() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    kill(pid, Signal::SIGTSTP);
+    s.assert_stopped_then_back(pid);
+}
+
+impl Session {
+    /// restop stopped with the terminal given back, then `fg` brings the view
+    /// back in raw mode; `q` ends it.
+    fn assert_stopped_then_back(&self, pid: i32) {
+        let s = self;
+        s.wait_for("the shell after Ctrl-Z", |s| {
+            s.contains("Stopped")
+                && s.lines()
+                    .last_nonempty()
+                    .is_some_and(|l| l.starts_with(PROMPT))
+        });
+        assert_eq!(s.query("#{alternate_on}"), "0", "primary screen");
+        let flags = s.query("#{mouse_any_flag}#{cursor_flag}");
+        assert_eq!(flags, "01", "mouse capture off, cursor visible");
+        s.assert_cooked();
+        s.send(&["fg", "Enter"]);
+        s.wait_for("the view back", |s| {
+            s.contains("DEMO: simulated data") && s.contains("train.py")
+        });
+        assert_eq!(s.query("#{alternate_on}"), "1", "alternate screen again");
+        // Raw mode again: a key acts at once instead of echoing.
+        s.send(&["?"]);
+        s.wait_for("help", |s| s.contains("Keys: Esc or ? closes"));
+        assert!(stat_fields(pid).is_some(), "restop still running");
+        s.send(&["?", "q"]); // help closed, then quit
+        s.assert_restored();
+    }
+}
+
+#[test]
+fn closing_the_terminal_right_after_q_ends_restop() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    s.send(&["q"]);
+    // The server (and every pty of it) gone within the quit's first moments.
+    let _ = s.tmux(&["kill-server"]);
+    assert_gone_without_spinning(pid);
+    s.restop.set(None);
+}
+
+#[test]
+fn closing_the_terminal_under_a_running_view_ends_restop() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    let _ = s.tmux(&["kill-server"]);
+    assert_gone_without_spinning(pid);
+    s.restop.set(None);
+}
+
+#[test]
+fn a_lost_terminal_ends_restop_when_no_sighup_reaches_it() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    // Own session: the tty is not restop's controlling one, no hangup SIGHUP.
+    let pid = s.start_restop_under("setsid -w", "");
+    let _ = s.tmux(&["kill-server"]);
+    assert_gone_without_spinning(pid);
+    s.restop.set(None);
+}
+
+/// The first process named restop below `parent` (it may run under a wrapper).
+pub(crate) fn restop_under(parent: i32) -> Option<i32> {
+    let mut queue = vec![parent];
+    while let Some(pid) = queue.pop() {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if pid != parent && comm.trim() == "restop" {
+            return Some(pid);
+        }
+        queue.extend(children_of(pid));
+    }
+    None
+}
+
+fn kill(pid: i32, signal: Signal) {
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
+}
+
+/// Fields after the parenthesised comm of `/proc/PID/stat` (state first),
+/// or None once the process is gone or a zombie (it runs no more).
+fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(") ")?.1;
+    let fields: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+    (fields.first().map(String::as_str) != Some("Z")).then_some(fields)
+}
+
+fn cpu_ticks(fields: &[String]) -> u64 {
+    let tick = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|t| t.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    tick(11) + tick(12)
+}
+
+/// The restop `pid` ends within 2 s and burns no more than a fraction of a
+/// core's second on the way (a spinning input reader burns one whole).
+pub(crate) fn assert_gone_without_spinning(pid: i32) {
+    let start = Instant::now();
+    let Some(fields) = stat_fields(pid) else {
+        return;
+    };
+    let first = cpu_ticks(&fields);
+    let mut last = first;
+    while let Some(fields) = stat_fields(pid) {
+        last = cpu_ticks(&fields);
+        if start.elapsed() > Duration::from_secs(2) {
+            kill(pid, Signal::SIGKILL);
+            panic!(
+                "restop {pid} still running 2 s later ({} ticks of CPU meanwhile)",
+                last - first
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        last - first < 30,
+        "restop {pid} burnt {} ticks of CPU while ending",
+        last - first
+    );
+}
+
+pub(crate) fn children_of(parent: i32) -> Vec<i32> {
     let mut out = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return out;
