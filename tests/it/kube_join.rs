@@ -6,92 +6,11 @@
 use serde_json::Value;
 use std::fs;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-const WAIT: Duration = Duration::from_secs(60);
-
-fn on_path(tool: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join(tool))
-        .find(|p| p.is_file())
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Percent-encodes a query parameter.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// GET over HTTP/1.0 (so the answer is never chunked) and parse the JSON body.
-fn api(port: u16, path_and_query: &str) -> Option<Value> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        s,
-        "GET {path_and_query} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
-    )
-    .ok()?;
-    let mut bytes = Vec::new();
-    s.read_to_end(&mut bytes).ok()?;
-    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n")?;
-    serde_json::from_slice(&bytes[end + 4..]).ok()
-}
-
-fn query(port: u16, promql: &str) -> Option<Value> {
-    api(port, &format!("/api/v1/query?query={}", encode(promql)))
-}
-
-/// Polls `probe` until it gives something, or fails after `WAIT` with `what`
-/// and Prometheus' log.
-fn wait_for<T>(what: &str, log: &Path, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some(found) = probe() {
-            return found;
-        }
-        if Instant::now() > deadline {
-            let log = fs::read_to_string(log).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(20).collect();
-            panic!(
-                "timed out waiting for {what}; prometheus log (last lines, newest first):\n{}",
-                tail.join("\n")
-            );
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
-fn results(answer: &Value) -> Option<&Vec<Value>> {
-    (answer["status"] == "success")
-        .then(|| answer["data"]["result"].as_array())
-        .flatten()
-}
+use crate::support::prometheus::*;
 
 /// `kube_pod_info` as kube-state-metrics exports it, for the demo host's pods, served on
 /// loopback so Prometheus scrapes it as a second job.

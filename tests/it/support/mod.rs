@@ -2,3 +2,4 @@
 
 pub mod fake_kernel;
 pub mod fake_proc;
+pub mod prometheus;
