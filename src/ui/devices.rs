@@ -2,7 +2,7 @@
 
 use super::format::pad;
 use super::gauge::{GaugePlan, gauge, plan_for, trend_gauge};
-use super::paint::{put, put_spans, style_area, title_line};
+use super::paint::{put, put_line, put_spans, style_area, title_line};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
 use crate::app::devices_view::{DeviceRow, PortSummary, Tree};
@@ -102,34 +102,22 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         let y = pane.header.y;
         let mut x = pane.header.x;
         let style = theme.column_header();
-        put(
-            buf,
-            x,
-            y,
-            &pad("DEVICE", usize::from(g.name), false),
-            g.name,
-            style,
-        );
-        x += g.name + 1;
-        put(
-            buf,
-            x,
-            y,
-            &pad("PORT", usize::from(g.port), false),
-            g.port,
-            style,
-        );
-        x += g.port + 1;
-        for t in &types {
+        // A header `width` wide, the next one `step` further right.
+        let mut column = |label: &str, width: u16, step: u16| {
             put(
                 buf,
                 x,
                 y,
-                &pad(t.label(), usize::from(g.cell.saturating_sub(1)), false),
-                g.cell.saturating_sub(1),
+                &pad(label, usize::from(width), false),
+                width,
                 style,
             );
-            x = x.saturating_add(g.cell);
+            x = x.saturating_add(step);
+        };
+        column("DEVICE", g.name, g.name + 1);
+        column("PORT", g.port, g.port + 1);
+        for t in &types {
+            column(t.label(), g.cell.saturating_sub(1), g.cell);
         }
     }
 
@@ -139,14 +127,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         } else {
             "collecting…"
         };
-        put(
-            buf,
-            pane.rows.x,
-            pane.rows.y,
-            message,
-            pane.rows.width,
-            theme.dim(),
-        );
+        put_line(buf, pane.rows, message, theme.dim());
         return;
     }
 
