@@ -68,4 +68,5 @@ mod tui_terminal;
 mod vm_counters;
 mod vm_e2e;
 mod vm_leak;
+mod vm_perf;
 mod vm_support;
