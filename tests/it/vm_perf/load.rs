@@ -9,6 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// `timeout`'s exit status: the run was stopped (flag M's `rdma res show mr`).
+pub const TIMED_OUT: i64 = 124;
+
 pub const TYPES: [&str; 7] = ["qp", "cq", "mr", "pd", "cm_id", "ctx", "srq"];
 
 /// One perf_time line: what one run of a command cost.
@@ -46,6 +49,9 @@ pub struct Size {
     /// bare_dump -s -n N: ms per RES_GET and the run's system ms per call.
     pub summary_ms: Option<f64>,
     pub summary_sys_ms: Option<f64>,
+    /// The start-up runs, interleaved: bare_dump, `--version`, `--json --no-verbs`, `--json`.
+    pub startup_bare: Vec<Cost>,
+    pub startup_json: Vec<Cost>,
     pub startup_version: Vec<Cost>,
     pub startup_no_verbs: Vec<Cost>,
     /// `restop --demo --batch --json -n 100 -d 1ms` in the guest: restop's code alone.
@@ -153,6 +159,8 @@ impl Size {
             entries,
             summary_ms: summary.and_then(|l| num(&pairs(l), "ms_per_call")),
             summary_sys_ms: summary_time.first().zip(repeat).map(|(c, n)| c.sys_ms / n),
+            startup_bare: costs(dir, "startup-bare.txt"),
+            startup_json: costs(dir, "startup-json.txt"),
             startup_version: costs(dir, "startup-version.txt"),
             startup_no_verbs: costs(dir, "startup-no-verbs.txt"),
             calib_demo: costs(dir, "calib-demo.txt"),
@@ -172,11 +180,15 @@ impl Size {
         )
     }
 
-    /// The seven `rdma res show` runs, when every type was timed: the sum of their medians.
+    /// The seven `rdma res show` runs, when every type was timed (and none ran out of its
+    /// timeout): the sum of their medians.
     pub fn rdma_ms(&self) -> Option<f64> {
         self.rdma
             .values()
-            .map(|c| (!c.is_empty()).then(|| med(c, |c| c.wall_ms)))
+            .map(|c| {
+                (!c.is_empty() && c.iter().all(|c| c.rc != TIMED_OUT))
+                    .then(|| med(c, |c| c.wall_ms))
+            })
             .sum()
     }
 }

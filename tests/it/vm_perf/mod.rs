@@ -46,13 +46,18 @@ fn every_size_was_measured_and_restop_saw_the_whole_host() {
         let name = s.name();
         assert!(s.done, "{name}: the size did not finish");
         assert!(!s.bare.is_empty() && !s.restop.is_empty(), "{name}");
-        for c in s
-            .bare
+        let not_mr = s
+            .rdma
             .iter()
-            .chain(&s.restop)
-            .chain(s.rdma.values().flatten())
-        {
+            .filter(|(t, _)| **t != "mr")
+            .flat_map(|(_, c)| c);
+        for c in s.bare.iter().chain(&s.restop).chain(not_mr) {
             assert_eq!(c.rc, 0, "{name}: a timed run failed: {c:?}");
+        }
+        // flag M: the one late `rdma res show mr` may run out of its 900 s
+        for c in s.rdma.get("mr").into_iter().flatten() {
+            let allowed = c.rc == 0 || (c.rc == load::TIMED_OUT && s.flags.contains('M'));
+            assert!(allowed, "{name}: rdma res show mr failed: {c:?}");
         }
         // the baseline read every object
         assert_eq!(s.entries.get("mr"), Some(&s.mrs), "{name}: {:?}", s.entries);
@@ -203,12 +208,14 @@ fn qp_dumps_and_error_qps_stay_fresh_while_the_mr_dump_is_slow() {
         later.iter().all(|a| a.mr_at == first_mr),
         "{name}: the MR dump ran again"
     );
+    // the QP dump has its own share of the duty budget: at 5k QPs (~0.4 s under TCG) every few
+    // ticks
     let qp_dumps = later
         .windows(2)
         .filter(|w| w[0].qp_at != w[1].qp_at)
         .count();
     assert!(
-        qp_dumps * 2 >= later.len(),
+        qp_dumps >= 5,
         "{name}: QPs dumped {qp_dumps} times in {} ticks",
         later.len()
     );

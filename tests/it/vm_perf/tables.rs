@@ -1,6 +1,6 @@
 //! The perf run's tables, as docs/performance.md shows them (markdown, medians and ratios).
 
-use super::load::{PerfRun, Size, med};
+use super::load::{PerfRun, Size, TIMED_OUT, med};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -50,7 +50,7 @@ pub fn ages(lines: &[Value]) -> Vec<Ages> {
 fn side_by_side(run: &PerfRun, out: &mut String) {
     let _ = writeln!(
         out,
-        "| QPs | MRs | reps | bare ms | restop ms | restop user ms | restop sys ms | \
+        "| QPs | MRs | reps (rdma) | bare ms | restop ms | restop user ms | restop sys ms | \
          restop peak RSS MiB | rdma (7 types) ms | restop/bare | restop/rdma |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
@@ -66,18 +66,23 @@ fn side_by_side(run: &PerfRun, out: &mut String) {
                 let without: f64 = s
                     .rdma
                     .values()
-                    .filter(|c| !c.is_empty())
+                    .filter(|c| !c.is_empty() && c.iter().all(|c| c.rc != TIMED_OUT))
                     .map(|c| med(c, |c| c.wall_ms))
                     .sum();
-                (format!("{without:.0} (no mr)"), "-".into())
+                let mr = match s.rdma.get("mr") {
+                    Some(c) if !c.is_empty() => "mr > 900 s",
+                    _ => "no mr",
+                };
+                (format!("{without:.0} ({mr})"), "-".into())
             }
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {b:.0} | {r:.0} | {:.0} | {:.0} | {:.1} | {rdma} | {:.2} | {ratio} |",
+            "| {} | {} | {} ({}) | {b:.0} | {r:.0} | {:.0} | {:.0} | {:.1} | {rdma} | {:.2} | {ratio} |",
             s.qps,
             s.mrs,
             s.restop.len(),
+            s.rdma.get("qp").map_or(0, Vec::len),
             med(&s.restop, |c| c.user_ms),
             med(&s.restop, |c| c.sys_ms),
             med(&s.restop, |c| c.maxrss_kb) / 1024.0,
@@ -87,7 +92,7 @@ fn side_by_side(run: &PerfRun, out: &mut String) {
 }
 
 fn startup(s: &Size, out: &mut String) {
-    if s.startup_version.is_empty() {
+    if s.startup_version.is_empty() || s.startup_bare.is_empty() || s.startup_json.is_empty() {
         return;
     }
     let row = |out: &mut String, what: &str, c: &[super::load::Cost]| {
@@ -106,10 +111,10 @@ fn startup(s: &Size, out: &mut String) {
         s.mrs,
         s.startup_version.len()
     );
-    row(out, "bare_dump", &s.bare);
+    row(out, "bare_dump", &s.startup_bare);
     row(out, "restop --version", &s.startup_version);
     row(out, "restop --json --no-verbs", &s.startup_no_verbs);
-    row(out, "restop --json", &s.restop);
+    row(out, "restop --json", &s.startup_json);
     if !s.calib_demo.is_empty() {
         row(out, "restop --demo --batch --json -n 100", &s.calib_demo);
     }

@@ -7,9 +7,12 @@
 #           read and discarded (the least any tool can do)
 #   restop  restop --json
 #   rdma    iproute2's `rdma -j res show TYPE` for each of the seven types
-# each under perf_time (wall, user and system CPU, peak RSS). Then, as the
-# stage's flags ask:
-#   s  start-up parts: `restop --version`, `restop --json --no-verbs`, and
+# each under perf_time (wall, user and system CPU, peak RSS); `rdma` only in
+# the first RDMA_REPS repetitions (its MR dump reads /proc for every MR: tens
+# of seconds at 20k MRs under TCG, minutes at 100k). Then, as the stage's
+# flags ask:
+#   s  start-up parts, interleaved: bare_dump, `restop --version`, `restop
+#      --json --no-verbs`, `restop --json` (as many times as REPS); and
 #      under strace (when the harness brought it) a syscall summary, a
 #      timeline and the files restop opens; `restop --demo --batch --json -n
 #      100 -d 1ms` (no kernel: restop's own code, to compare with the host)
@@ -20,23 +23,26 @@
 #   f  freshness: `restop --batch --json -d 1s` (default cadence) for
 #      FRESH_TICKS reports (-f): per-type dump ages tick by tick
 #   m  no `rdma res show mr` (minutes per dump on the largest hosts)
+#   M  `rdma res show mr` only once, last, under a 900 s timeout (rc 124 when
+#      it ran out)
 # and always the summary alone: `bare_dump -s -n 20` (the kernel's share of a
 # tick: RES_GET counts every type by walking its table).
 #
-#   perf.sh [-k TICK_S] [-u TUI_S] [-f FRESH_TICKS] [QPS:MRS:REPS[:FLAGS] ...]
-# Default: -k 30 -u 60 -f 60 1000:5000:5:s 5000:20000:5:k 5000:100000:3:kt
+#   perf.sh [-k TICK_S] [-u TUI_S] [-f FRESH_TICKS] [QPS:MRS:REPS[:FLAGS[:RDMA_REPS]] ...]
+# Default: -k 30 -u 60 -f 60 1000:5000:7:s:7 5000:20000:5:k:3 5000:100000:3:kt:1
 # 5000:500000:1:fm
 #
 # Output under perf/:
 #   env.txt                       kernel, vCPUs, memory, restop binary and version
-#   size-N/size.txt               qps= mrs= reps= flags= (what the stage asked)
+#   size-N/size.txt               qps= mrs= reps= flags= rdma_reps= (what the stage asked)
 #   size-N/stage.txt              the workload's line (what it holds), mem_avail_kb before/after
 #   size-N/counts.txt             bare_dump -c: messages, bytes, entries per device and type
 #   size-N/{bare,restop,rdma-TYPE}.txt   one perf_time line per repetition
 #   size-N/restop.json            the first repetition's output
 #   size-N/summary.txt            bare_dump -s -n 20 (per-call ms at the end)
 #   size-N/summary-time.txt       perf_time of that
-#   size-N/startup-{version,no-verbs}.txt, calib-demo.txt, strace-{c,tt,files}.txt   (s)
+#   size-N/startup-{bare,version,no-verbs,json}.txt, calib-demo.txt,
+#          strace-{c,tt,files}.txt   (s)
 #   size-N/tick.jsonl, tick-cpu.txt (k); tui-cpu.txt, tui/ (t); fresh.jsonl (f)
 #   size-N/done                   the stage finished
 #   summary.md                    the side-by-side table (medians, ratios)
@@ -55,7 +61,7 @@ while getopts "k:u:f:" opt; do
 done
 shift $((OPTIND - 1))
 SPECS=("$@")
-[ ${#SPECS[@]} -gt 0 ] || SPECS=(1000:5000:5:s 5000:20000:5:k 5000:100000:3:kt 5000:500000:1:fm)
+[ ${#SPECS[@]} -gt 0 ] || SPECS=(1000:5000:7:s:7 5000:20000:5:k:3 5000:100000:3:kt:1 5000:500000:1:fm)
 P=$OUT/perf
 mkdir -p "$P"
 
@@ -127,8 +133,10 @@ wait_lines() {
 startup() {
 	local d=$1 r
 	for r in $(seq "$2"); do
+		timed startup-bare "$d" bare_dump
 		timed startup-version "$d" "$RESTOP" --version
 		timed startup-no-verbs "$d" "$RESTOP" --json --no-verbs "${RESTOP_ARGS[@]}"
+		timed startup-json "$d" "$RESTOP" --json "${RESTOP_ARGS[@]}"
 	done
 	# restop's own code without the kernel, to compare with the same run on the host: how much
 	# slower TCG makes restop's user time
@@ -185,11 +193,11 @@ fresh() {
 	cp /tmp/fresh.jsonl "$d/fresh.jsonl"
 }
 
-# one stage: N QPS MRS REPS FLAGS
+# one stage: N QPS MRS REPS FLAGS RDMA_REPS
 stage() {
-	local n=$1 qps=$2 mrs=$3 reps=$4 flags=$5 d=$P/size-$1 r t
+	local n=$1 qps=$2 mrs=$3 reps=$4 flags=$5 rdma_reps=$6 d=$P/size-$1 r t
 	mkdir -p "$d"
-	echo "qps=$qps mrs=$mrs reps=$reps flags=$flags" >"$d/size.txt"
+	echo "qps=$qps mrs=$mrs reps=$reps flags=$flags rdma_reps=$rdma_reps" >"$d/size.txt"
 	bare_dump -c >"$d/counts.txt" 2>&1
 	for r in $(seq "$reps"); do
 		timed bare "$d" bare_dump
@@ -197,7 +205,8 @@ stage() {
 			>/tmp/restop.json 2>>"$d/restop.stderr"
 		[ "$r" = 1 ] && cp /tmp/restop.json "$d/restop.json"
 		for t in $RES_TYPES; do
-			[ "$t" = mr ] && [[ $flags == *m* ]] && continue
+			[ "$r" -gt "$rdma_reps" ] && break
+			[ "$t" = mr ] && [[ $flags == *[mM]* ]] && continue
 			timed "rdma-$t" "$d" rdma -j res show "$t"
 		done
 		log "size $n repetition $r done"
@@ -207,6 +216,10 @@ stage() {
 	[[ $flags == *k* ]] && ticks "$d"
 	[[ $flags == *t* ]] && tui "$d"
 	[[ $flags == *f* ]] && fresh "$d"
+	if [[ $flags == *M* ]]; then
+		timed rdma-mr "$d" timeout 900 rdma -j res show mr
+		log "size $n: rdma res show mr done"
+	fi
 	touch "$d/done"
 	# after every size: a run cut short by the timeout still has its table
 	perf_table "$P" >"$P/summary.md"
@@ -225,16 +238,19 @@ field() { [ -f "$1" ] && awk -v k="$2" '{ for (i = 1; i <= NF; i++) { split($i, 
 # perf_table DIR: the side-by-side tables of every finished size (medians)
 perf_table() {
 	local d qps mrs reps bare rw ru rs rss rdma missing t v
-	echo "| QPs | MRs | reps | bare ms | restop ms | restop user ms | restop sys ms | restop peak RSS MiB | rdma (7 types) ms | restop/bare | restop/rdma |"
+	echo "| QPs | MRs | reps (rdma) | bare ms | restop ms | restop user ms | restop sys ms | restop peak RSS MiB | rdma (7 types) ms | restop/bare | restop/rdma |"
 	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for d in "$1"/size-*; do
 		[ -f "$d/restop.txt" ] || continue
-		qps=$(field "$d/size.txt" qps) mrs=$(field "$d/size.txt" mrs) reps=$(field "$d/size.txt" reps)
+		qps=$(field "$d/size.txt" qps) mrs=$(field "$d/size.txt" mrs)
+		reps="$(field "$d/size.txt" reps) ($(field "$d/size.txt" rdma_reps))"
 		bare=$(med "$d/bare.txt" wall_ms) rw=$(med "$d/restop.txt" wall_ms)
 		ru=$(med "$d/restop.txt" user_ms) rs=$(med "$d/restop.txt" sys_ms)
 		rss=$(med "$d/restop.txt" maxrss_kb)
 		rdma=0 missing=
 		for t in $RES_TYPES; do
+			# ran out of its timeout (flag M): no figure
+			if grep -q ' rc=124' "$d/rdma-$t.txt" 2>/dev/null; then missing+=" $t"; continue; fi
 			v=$(med "$d/rdma-$t.txt" wall_ms)
 			if [ -n "$v" ]; then rdma=$(awk -v a="$rdma" -v b="$v" 'BEGIN { print a + b }'); else missing+=" $t"; fi
 		done
@@ -242,7 +258,7 @@ perf_table() {
 			-v r="$rss" -v x="$rdma" -v miss="$missing" 'BEGIN {
 			rd = sprintf("%.0f", x); ratio = sprintf("%.2f", w / x)
 			if (miss != "") { rd = rd " (no" miss ")"; ratio = "-" }
-			printf "| %d | %d | %d | %.0f | %.0f | %.0f | %.0f | %.1f | %s | %.2f | %s |\n",
+			printf "| %d | %d | %s | %.0f | %.0f | %.0f | %.0f | %.1f | %s | %.2f | %s |\n",
 				q, m, n, b, w, u, s, r / 1024, rd, w / b, ratio }'
 	done
 	echo
@@ -272,13 +288,13 @@ perf_table() {
 # the workload: every size in turn, one SIGUSR1 per step
 sizes=()
 for spec in "${SPECS[@]}"; do
-	IFS=: read -r qps mrs _ _ <<<"$spec"
+	IFS=: read -r qps mrs _ <<<"$spec"
 	sizes+=("$qps:$mrs")
 done
 mkdir -p /tmp/ready
 spawn scale scale_workload -r /tmp/ready/scale -d rxe0 "${sizes[@]}"
 for n in "${!SPECS[@]}"; do
-	IFS=: read -r qps mrs reps flags <<<"${SPECS[$n]}"
+	IFS=: read -r qps mrs reps flags rdma_reps <<<"${SPECS[$n]}"
 	before=$(mem_avail)
 	[ "$n" -gt 0 ] && kill -USR1 "$PID_scale"
 	# growing to 500k MRs takes about a minute under TCG; a workload that died says why in procs/
@@ -292,7 +308,7 @@ for n in "${!SPECS[@]}"; do
 		echo "mem_avail_kb_before=$before mem_avail_kb_after=$(mem_avail)"
 	} >"$P/size-$n/stage.txt"
 	mark "perf-size-$n-ready $(grep '^stage ' "/tmp/ready/scale.$n")"
-	stage "$n" "$qps" "$mrs" "${reps:-3}" "${flags:-}"
+	stage "$n" "$qps" "$mrs" "${reps:-3}" "${flags:-}" "${rdma_reps:-${reps:-3}}"
 done
 kill -TERM "$PID_scale"
 wait "$PID_scale"
