@@ -29,8 +29,8 @@
 # tick: RES_GET counts every type by walking its table).
 #
 #   perf.sh [-k TICK_S] [-u TUI_S] [-f FRESH_TICKS] [QPS:MRS:REPS[:FLAGS[:RDMA_REPS]] ...]
-# Default: -k 30 -u 60 -f 60 1000:5000:7:s:7 5000:20000:5:k:3 5000:100000:3:kt:1
-# 5000:500000:1:fm
+# Default: -k 30 -u 60 -f 60 1000:5000:7:sk:7 5000:20000:5:k:3 5000:100000:3:kt:1
+# 5000:500000:1:kfm:1
 #
 # Output under perf/:
 #   env.txt                       kernel, vCPUs, memory, restop binary and version
@@ -61,7 +61,7 @@ while getopts "k:u:f:" opt; do
 done
 shift $((OPTIND - 1))
 SPECS=("$@")
-[ ${#SPECS[@]} -gt 0 ] || SPECS=(1000:5000:7:s:7 5000:20000:5:k:3 5000:100000:3:kt:1 5000:500000:1:fm)
+[ ${#SPECS[@]} -gt 0 ] || SPECS=(1000:5000:7:sk:7 5000:20000:5:k:3 5000:100000:3:kt:1 5000:500000:1:kfm:1)
 P=$OUT/perf
 mkdir -p "$P"
 
