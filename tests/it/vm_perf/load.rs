@@ -221,7 +221,9 @@ impl PerfRun {
     }
 
     pub fn with_flag(&self, flag: char) -> impl Iterator<Item = &Size> {
-        self.sizes.iter().filter(move |s| s.flags.contains(flag))
+        self.sizes
+            .iter()
+            .filter(move |s| s.flags.contains(flag) || (flag == 'f' && s.flags.contains('F')))
     }
 }
 
@@ -270,7 +272,7 @@ fn results_dir() -> Result<PathBuf, String> {
 pub fn run() -> Option<&'static PerfRun> {
     if std::env::var("RESTOP_VM_PERF").as_deref() != Ok("1") {
         eprintln!(
-            "skipped: the perf scenario (QEMU + Soft-RoCE, ~25 min, needs root and the release \
+            "skipped: the perf scenario (QEMU + Soft-RoCE, ~35 min, needs root and the release \
              build); set RESTOP_VM_PERF=1 to run it, see docs/testing.md"
         );
         return None;

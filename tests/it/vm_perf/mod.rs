@@ -4,7 +4,7 @@
 //! dump-and-discard program (bare_dump.c); then start-up parts, ticks without object dumps, the
 //! interactive view's CPU and per-type freshness on the largest host.
 //!
-//! On demand only (about 25 minutes of both cores): `RESTOP_VM_PERF=1`, root (or sudo without a
+//! On demand only (about 35 minutes of both cores): `RESTOP_VM_PERF=1`, root (or sudo without a
 //! password), and the release build (`cargo build --release` first: the test copies
 //! `target/release/restop` into the guest as `restop-release`). `RESTOP_VM_PERF_RESULTS=DIR`
 //! checks an earlier run's output folder instead of booting; `RESTOP_VM_PERF_OUT=DIR` chooses
