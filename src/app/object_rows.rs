@@ -22,12 +22,13 @@ pub fn columns_for(t: ResourceType) -> (Vec<Column>, usize) {
         ResourceType::Qp => (
             vec![
                 device,
-                Column::right("PORT", 4),
-                Column::right("LQPN", 8),
-                Column::right("RQPN", 8),
-                Column::left("TYPE", 8),
-                Column::left("STATE", 6),
-                Column::right("PDN", 6),
+                Column::right("PORT", 4).keep(45),
+                Column::right("LQPN", 8).keep(200),
+                Column::right("RQPN", 8).keep(40),
+                Column::left("TYPE", 8).keep(50),
+                // The state is the leak clue (a pile of INIT QPs): kept.
+                Column::left("STATE", 6).keep(150),
+                Column::right("PDN", 6).keep(30),
             ],
             2,
         ),
@@ -188,17 +189,18 @@ pub const ERROR_AGE_COLUMN: usize = 6;
 /// has been in it first, so they stay on narrow terminals.
 pub fn error_columns() -> Vec<Column> {
     vec![
-        Column::right("PID", 7),
-        Column::left("OWNER", 16),
-        Column::left("DEVICE", 10),
-        Column::right("PORT", 4),
-        Column::right("LQPN", 8),
-        Column::left("STATE", 5),
-        Column::right("AGE", 8),
-        Column::left("BEFORE", 6),
-        Column::left("TYPE", 8),
-        Column::right("RQPN", 8),
-        Column::right("PDN", 6),
+        // Narrow screens keep who, which QP, its state and for how long.
+        Column::right("PID", 7).keep(150),
+        Column::left("OWNER", 16).keep(200),
+        Column::left("DEVICE", 10).keep(120),
+        Column::right("PORT", 4).keep(30),
+        Column::right("LQPN", 8).keep(180),
+        Column::left("STATE", 5).keep(250),
+        Column::right("AGE", 8).keep(240),
+        Column::left("BEFORE", 6).keep(60),
+        Column::left("TYPE", 8).keep(40),
+        Column::right("RQPN", 8).keep(20),
+        Column::right("PDN", 6).keep(10),
     ]
 }
 

@@ -4,7 +4,7 @@ use super::format::pad;
 use super::paint::{put, style_area, title_line};
 use super::sparkline::{age_text, signed, signed_bytes, sparkline};
 use super::theme::Theme;
-use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
+use crate::app::columns::ConsumerColumn;
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::screens::main::MainScreen;
@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         theme.dim(),
     );
 
-    let placed = fit_consumer_columns_with(ctx.filter, pane.header.width, ctx.sparklines);
+    let placed = main.placed_columns(ctx, pane.header.width);
     if pane.header.height > 0 {
         for p in &placed {
             let sorted =

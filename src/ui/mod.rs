@@ -4,6 +4,7 @@
 pub mod consumers;
 pub mod devices;
 pub mod drill;
+pub mod fit;
 pub mod footer;
 pub mod format;
 pub mod gauge;

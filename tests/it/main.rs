@@ -63,6 +63,7 @@ mod trends_json;
 mod trends_tui;
 mod tui_common;
 mod tui_render;
+mod tui_sizes;
 mod tui_state;
 mod tui_terminal;
 mod vm_counters;

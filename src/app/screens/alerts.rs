@@ -6,7 +6,7 @@ use super::drill::DrillView;
 use super::table::{click_table, move_table, settle_table, wheel_table};
 use super::{Ctx, Pane, page_of};
 use crate::app::layout::{contains, errors_layout};
-use crate::app::object_table::ObjectTable;
+use crate::app::object_table::{Cell, ObjectTable};
 use crate::app::trends_view::{ALERT_AGE_COLUMN, alert_columns, alert_rows};
 use crate::model::consumers::SortDirection;
 use crate::ui::object_table;
@@ -63,6 +63,15 @@ impl Pane for AlertsScreen {
     fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
         let owner = self.table.selected()?.owner.clone()?;
         Some(Box::new(DrillView::new(owner, ctx.filter)))
+    }
+
+    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        let row = self.table.selected()?;
+        let text = |i: usize| match row.cells.get(i) {
+            Some(Cell::Text(t)) => t.clone(),
+            _ => String::new(),
+        };
+        Some((text(0), vec![text(2)]))
     }
 
     fn step_sort(&mut self, step: isize, _ctx: &Ctx) {

@@ -2,7 +2,7 @@
 
 use super::table::{click_table, move_table, settle_table, wheel_table};
 use super::{Ctx, Pane, page_of};
-use crate::app::layout::{contains, contains_y, drill_layout, tab_spans};
+use crate::app::layout::{contains, contains_y, tab_spans};
 use crate::app::object_rows::{columns_for, default_sort, object_row};
 use crate::app::object_table::{ObjectTable, RowId};
 use crate::model::consumers::{Consumer, consumers};
@@ -171,11 +171,12 @@ impl Pane for DrillView {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        settle_table(&mut self.table, &drill_layout(ctx.body).table);
+        let pane = crate::ui::drill::layout(ctx, self).table;
+        settle_table(&mut self.table, &pane);
     }
 
     fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(drill_layout(ctx.body).table.rows.height)
+        page_of(crate::ui::drill::layout(ctx, self).table.rows.height)
     }
 
     fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
@@ -201,14 +202,15 @@ impl Pane for DrillView {
     }
 
     fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        wheel_table(&mut self.table, &drill_layout(ctx.body).table, delta);
+        let pane = crate::ui::drill::layout(ctx, self).table;
+        wheel_table(&mut self.table, &pane, delta);
     }
 
     fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
         if !contains(ctx.body, x, y) {
             return;
         }
-        let l = drill_layout(ctx.body);
+        let l = crate::ui::drill::layout(ctx, self);
         if contains_y(l.tabs, y) {
             let hit = tab_spans(&self.tab_labels(), l.tabs)
                 .iter()

@@ -68,7 +68,7 @@ impl Pane for HelpScreen {
         frame.render_widget(Clear, boxed);
         let block = Block::default()
             .borders(Borders::ALL)
-            .title(" Keys: Esc or ? closes ")
+            .title(" Keys: Esc or ? closes, ↑↓ scrolls ")
             .border_style(theme.title());
         let inner = block.inner(boxed);
         frame.render_widget(block, boxed);

@@ -13,6 +13,7 @@ pub mod drill;
 pub mod error_qps;
 pub mod help;
 pub mod main;
+pub mod message;
 pub mod sort_menu;
 pub mod table;
 
@@ -94,6 +95,12 @@ pub trait Pane: Debug + Any {
 
     /// Tab (`tab_key`), BackTab, ← →: the next part of the screen.
     fn next_pane(&mut self, _step: isize, _tab_key: bool, _ctx: &Ctx) {}
+
+    /// `w`: the title and full text of what is selected (an alert, a
+    /// warning) when a line may have cut it; `None` shows the header's.
+    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        None
+    }
 
     /// `1`..`7`: a part of the screen by number.
     fn select_tab(&mut self, _index: usize, _ctx: &Ctx) {}

@@ -30,7 +30,8 @@ pub fn click_table(table: &mut ObjectTable, pane: &TablePane, x: u16, y: u16) {
         let rel = x.saturating_sub(pane.header.x);
         let hit = table_columns(table, pane.header.width)
             .iter()
-            .position(|(cx, w)| rel >= *cx && rel < cx.saturating_add(*w));
+            .find(|p| rel >= p.x && rel < p.x.saturating_add(p.width))
+            .map(|p| p.index);
         if let Some(col) = hit {
             table.sort_by(col);
         }
