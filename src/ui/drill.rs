@@ -8,6 +8,7 @@ use super::theme::Theme;
 use crate::app::Ctx;
 use crate::app::drill::{DetailState, DrillView, tab_label};
 use crate::app::layout::{DrillLayout, DrillLines, drill_layout_for, tab_spans};
+use crate::model::Millis;
 use crate::model::ResourceType;
 use crate::model::consumers_qp_states::qp_state_summary;
 use crate::model::history::span_text;
@@ -232,9 +233,14 @@ fn trend_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a
     let Some(trend) = ctx.insights.owner(&view.owner) else {
         return vec![part("trend: no history yet", theme.dim())];
     };
-    let span = trend.types.values().map(|t| t.span_ms).max().unwrap_or(0);
+    let span = trend
+        .types
+        .values()
+        .map(|t| t.span_ms)
+        .max()
+        .unwrap_or_default();
     let needed = ctx.insights.min_span_ms;
-    if span == 0 {
+    if span == Millis::ZERO {
         return vec![
             part("trend: one snapshot so far", theme.dim()),
             part(

@@ -36,7 +36,10 @@ impl Demo {
                 force_objects: true,
             })
             .unwrap();
-        let now = snapshot.meta.collected_at_ms + 3_000;
+        let now = snapshot
+            .meta
+            .collected_at_ms
+            .plus(restop::model::Millis(3_000));
         let mut commands = app.update(snapshot_event(snapshot, details));
         commands.extend(app.update(Event::Tick(now)));
         commands
