@@ -54,6 +54,9 @@ pub struct App {
 
     /// Command-line filters plus the `/` text.
     pub filter: Filter,
+    /// `filter` as it applies to the shown snapshot (a text that names a
+    /// device scopes the counts to it): what every screen reads.
+    pub scoped_filter: Filter,
     pub filter_edit: Option<FilterEdit>,
 
     /// Every snapshot received, frozen or not: trends, ERROR-QP ages, baseline.
@@ -81,7 +84,7 @@ macro_rules! ctx {
             details: &$app.shown_details,
             frozen: $app.frozen,
             replaying: $app.replay.is_some(),
-            filter: &$app.filter,
+            filter: &$app.scoped_filter,
             history: &$app.history,
             insights: &$app.insights,
             config: &$app.config,
@@ -107,6 +110,7 @@ impl App {
             collect_error: None,
             requested_details: DetailScope::ErrorsOnly,
             filter: config.filter.clone(),
+            scoped_filter: config.filter.clone(),
             filter_edit: None,
             history: History::new(config.history.clone()),
             insights: Insights::default(),
@@ -232,7 +236,10 @@ impl App {
         let Some(snapshot) = self.shown.as_ref() else {
             return;
         };
-        self.insights = self.history.insights(snapshot, &self.filter);
+        self.scoped_filter = self
+            .filter
+            .scoped_to_devices(snapshot.devices.iter().map(|d| d.name.as_str()));
+        self.insights = self.history.insights(snapshot, &self.scoped_filter);
         let ctx = ctx!(self);
         self.main.refresh(&ctx);
         for screen in &mut self.screens {

@@ -45,7 +45,11 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         buf,
         pane.title,
         Span::styled(
-            format!("Top consumers ({})", main.consumers.len()),
+            format!(
+                "Top consumers ({}) {}",
+                main.consumers.len(),
+                ctx.filter.scope_label()
+            ),
             title_style,
         ),
         &extra,

@@ -304,7 +304,7 @@ fn rate(per_min: f64) -> String {
 
 /// `total QP 1343 (all INIT: never connected)  CQ 2  MR 652 (2.5 GiB)`:
 /// one part per type, the QPs with every state they are in.
-fn totals<'a>(_ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
+fn totals<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
     let Some(c) = &view.consumer else {
         return Vec::new();
     };
@@ -328,6 +328,10 @@ fn totals<'a>(_ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>>
         }
         parts.push(spans);
     }
+    parts.push(part(
+        format!("  ({})", ctx.filter.scope_label()),
+        theme.dim(),
+    ));
     let listed = view.listed.get(view.tab);
     let total = c.counts.get(view.tab);
     if listed != total {

@@ -224,8 +224,13 @@ fn status<'a>(app: &'a App, theme: &Theme, width: usize) -> Vec<Span<'a>> {
 /// The counts of the second line, the least telling dropped first: ERROR
 /// QPs and alerts stay longest.
 fn counts<'a>(app: &'a App, s: &crate::model::Snapshot, theme: &Theme) -> Vec<Part<'a>> {
+    // Every count is of the filter's scope, said first.
+    let scope = match &app.scoped_filter.device {
+        Some(name) => format!("on {name}: "),
+        None => format!("all {} devices: ", s.devices.len()),
+    };
     let mut parts = vec![
-        Part::new(vec![Span::raw(format!("{} devices  ", s.devices.len()))]).drop_at(30),
+        Part::new(vec![Span::styled(scope, theme.bold())]),
         Part::new(vec![Span::raw(format!(
             "{} owners  ",
             app.main.consumers.len()

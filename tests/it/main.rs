@@ -66,6 +66,7 @@ mod tui_render;
 mod tui_sizes;
 mod tui_state;
 mod tui_terminal;
+mod tui_view;
 mod vm_counters;
 mod vm_e2e;
 mod vm_leak;

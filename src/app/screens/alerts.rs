@@ -70,7 +70,7 @@ impl TableScreen for AlertsScreen {
         title_line(
             buf,
             pane.title,
-            Span::styled(format!("Alerts ({n})"), style),
+            Span::styled(format!("Alerts ({n}) {}", ctx.filter.scope_label()), style),
             &[hint],
             theme.dim(),
         );

@@ -1,0 +1,161 @@
+//! What an operator gets without knowing the keys, and the keys that read
+//! whole what a line had to cut: the full-text box (`w`), counts scoped to a
+//! device named in the text filter, limits and leaks in the header and the
+//! alerts panel, the footer's hints. State tests on the hand-made fixture;
+//! no wall clock.
+
+use crate::tui_common::*;
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use restop::app::screens::message::MessageScreen;
+use restop::app::{App, AppConfig, Event};
+use restop::model::filter::Filter;
+use restop::model::{DetailScope, ResourceType, Snapshot, SourceKind, Tally};
+use restop::output::Selection;
+use restop::ui;
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn message(app: &App) -> &MessageScreen {
+    app.top_as::<MessageScreen>()
+        .expect("the message box is open")
+}
+
+/// The fixture with pid 100 also holding 5 QPs on mlx5_1: its counts over
+/// all devices and on mlx5_1 differ.
+fn two_device_fixture() -> Snapshot {
+    let mut s = fixture(&DetailScope::ErrorsOnly);
+    let mut t = Tally::new(owner(100), 1);
+    t.counts.add(ResourceType::Qp, 5);
+    s.tallies.push(t);
+    s
+}
+
+fn app_with(snapshot: Snapshot) -> App {
+    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    app.update(Event::Resize(80, 24));
+    app.update(Event::Tick(NOW_MS));
+    app.update(snapshot_event(snapshot, DetailScope::ErrorsOnly));
+    app
+}
+
+#[test]
+fn w_shows_every_header_warning_whole() {
+    let mut app = app();
+    app.update(ch('w'));
+    assert_eq!(
+        message(&app).paragraphs,
+        ["⚠ MR keys hidden: needs CAP_NET_ADMIN"]
+    );
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("MR keys hidden: needs CAP_NET_ADMIN"),
+        "{text}"
+    );
+    app.update(key(KeyCode::Esc));
+    assert!(app.screens.is_empty(), "Esc closes the box");
+}
+
+#[test]
+fn w_on_the_alerts_panel_shows_the_selected_alert_whole() {
+    let mut s = fixture(&DetailScope::ErrorsOnly);
+    let long = "a warning long enough that no terminal of eighty columns could show it on \
+                one line, with the reason and what to do at its very end: run as root";
+    s.meta.warnings = vec![restop::model::Warning::new(
+        restop::model::WarningKind::Other,
+        long,
+    )];
+    let mut app = app_with(s);
+    app.update(ch('a'));
+    app.update(ch('w'));
+    assert_eq!(message(&app).paragraphs, [long]);
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("what to do at its very end: run as root"),
+        "{text}"
+    );
+}
+
+#[test]
+fn w_with_nothing_to_show_says_so() {
+    let mut s = fixture(&DetailScope::ErrorsOnly);
+    s.meta.warnings.clear();
+    let mut app = app_with(s);
+    app.update(ch('w'));
+    assert_eq!(message(&app).paragraphs, ["no warning or alert to show"]);
+}
+
+#[test]
+fn a_text_filter_naming_a_device_counts_only_that_device() {
+    let mut app = app_with(two_device_fixture());
+    let all = app
+        .main
+        .consumers
+        .iter()
+        .find(|c| c.pid() == Some(100))
+        .unwrap();
+    assert_eq!(all.counts.get(ResourceType::Qp), 15);
+    app.update(ch('/'));
+    typed(&mut app, "mlx5_1");
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.scoped_filter.device.as_deref(), Some("mlx5_1"));
+    let scoped = app
+        .main
+        .consumers
+        .iter()
+        .find(|c| c.pid() == Some(100))
+        .unwrap();
+    assert_eq!(
+        scoped.counts.get(ResourceType::Qp),
+        5,
+        "as --dev mlx5_1 counts"
+    );
+    // The same counts as `--once --dev mlx5_1`.
+    let snapshot = two_device_fixture();
+    let once = Selection::new(
+        &snapshot,
+        &Filter {
+            device: Some("mlx5_1".into()),
+            ..Filter::default()
+        },
+    );
+    let counts = |rows: &[restop::model::consumers::Consumer]| -> Vec<(String, u64)> {
+        rows.iter()
+            .map(|c| (c.name.clone(), c.counts.get(ResourceType::Qp)))
+            .collect()
+    };
+    let mut tui = counts(&app.main.consumers);
+    let mut cli = counts(&once.consumers);
+    tui.sort();
+    cli.sort();
+    assert_eq!(tui, cli);
+}
+
+#[test]
+fn the_scope_of_every_count_is_labelled() {
+    let mut app = app_with(two_device_fixture());
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("all 2 devices: "), "{text}");
+    assert!(text.contains("Top consumers (4) all devices"), "{text}");
+    app.update(ch('/'));
+    typed(&mut app, "mlx5_1");
+    app.update(key(KeyCode::Enter));
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("on mlx5_1: "), "{text}");
+    assert!(text.contains("Top consumers (2) on mlx5_1"), "{text}");
+    app.update(ch('e'));
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("QPs in ERR/SQE (0) on mlx5_1"), "{text}");
+    // A text that is not a device name selects rows but keeps every device.
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    app.update(ch('/'));
+    typed(&mut app, "mlx5");
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.scoped_filter.device, None);
+}
