@@ -213,10 +213,9 @@ impl App {
     fn show_full_text(&mut self) {
         let ctx = self.ctx();
         let (title, paragraphs) = self.top().full_text(&ctx).unwrap_or_else(|| {
-            let warnings = self.snapshot().map(|s| s.meta.warnings.as_slice());
-            let mut texts: Vec<String> = warnings
-                .unwrap_or_default()
-                .iter()
+            let mut texts: Vec<String> = self
+                .shown_warnings()
+                .into_iter()
                 .map(|w| format!("⚠ {}", w.message))
                 .collect();
             texts.extend(

@@ -196,7 +196,7 @@ fn status<'a>(app: &'a App, theme: &Theme, width: usize) -> Vec<Span<'a>> {
         return vec![Span::styled("collecting…", theme.dim())];
     };
     let mut spans = fit_parts(counts(app, s, theme), width);
-    let warnings = &s.meta.warnings;
+    let warnings = app.shown_warnings();
     let room = width.saturating_sub(spans_width(&spans));
     if !warnings.is_empty() && room > 8 {
         let joined = warnings
@@ -211,6 +211,12 @@ fn status<'a>(app: &'a App, theme: &Theme, width: usize) -> Vec<Span<'a>> {
         };
         let text = if text.chars().count() + 2 <= room {
             text
+        } else if room < 30 {
+            // Too little room for a sentence that says anything: the count.
+            match warnings.len() {
+                1 => "⚠ 1 warning (w)".to_string(),
+                n => format!("⚠ {n} warnings (w)"),
+            }
         } else {
             // The whole text is one key away.
             format!("{} (w)", cut_at_word(&text, room.saturating_sub(6)))
@@ -250,7 +256,8 @@ fn counts<'a>(app: &'a App, s: &crate::model::Snapshot, theme: &Theme) -> Vec<Pa
     if let Some(stale) = stale_dumps(s) {
         parts.push(Part::new(vec![Span::styled(format!("  {stale}"), theme.dim())]).drop_at(20));
     }
-    let alerts = app.insights.alerts.len();
+    // The alerts panel's rows: every warning, then the history's alerts.
+    let alerts = app.insights.alerts.len() + app.shown_warnings().len();
     if alerts > 0 {
         let plural = if alerts == 1 { "" } else { "s" };
         parts.push(

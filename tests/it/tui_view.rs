@@ -50,7 +50,11 @@ fn w_shows_every_header_warning_whole() {
     app.update(ch('w'));
     assert_eq!(
         message(&app).paragraphs,
-        ["⚠ MR keys hidden: needs CAP_NET_ADMIN"]
+        [
+            "⚠ mlx5_1 qp at 90% of max (90/100, warning); ib_write_bw (pid 200) holds 3.3%",
+            "⚠ mlx5_1 mr at 97% of max (97/100, critical); ib_write_bw (pid 200) holds 1.0%",
+            "⚠ MR keys hidden: needs CAP_NET_ADMIN"
+        ]
     );
     let text = screen(&app, 80, 24);
     assert!(
@@ -70,6 +74,9 @@ fn w_on_the_alerts_panel_shows_the_selected_alert_whole() {
         restop::model::WarningKind::Other,
         long,
     )];
+    for d in &mut s.devices {
+        d.usage = Default::default();
+    }
     let mut app = app_with(s);
     app.update(ch('a'));
     app.update(ch('w'));
@@ -85,6 +92,9 @@ fn w_on_the_alerts_panel_shows_the_selected_alert_whole() {
 fn w_with_nothing_to_show_says_so() {
     let mut s = fixture(&DetailScope::ErrorsOnly);
     s.meta.warnings.clear();
+    for d in &mut s.devices {
+        d.usage = Default::default();
+    }
     let mut app = app_with(s);
     app.update(ch('w'));
     assert_eq!(message(&app).paragraphs, ["no warning or alert to show"]);
@@ -158,4 +168,23 @@ fn the_scope_of_every_count_is_labelled() {
     typed(&mut app, "mlx5");
     app.update(key(KeyCode::Enter));
     assert_eq!(app.scoped_filter.device, None);
+}
+
+#[test]
+fn usage_past_the_thresholds_is_in_the_header_and_the_alerts_panel() {
+    let mut app = app_sized(160, 24);
+    let text = screen(&app, 160, 24);
+    let header = text.lines().nth(1).unwrap();
+    assert!(header.contains("mlx5_1 qp at 90% of max"), "{header}");
+    // The header counts what the panel lists.
+    assert!(header.contains("⚑ 3 alerts (a)"), "{header}");
+    app.update(ch('a'));
+    let text = screen(&app, 160, 24);
+    assert!(text.contains("Alerts (3)"), "{text}");
+    assert!(
+        text.contains(
+            "mlx5_1 mr at 97% of max (97/100, critical); ib_write_bw (pid 200) holds 1.0%"
+        ),
+        "{text}"
+    );
 }

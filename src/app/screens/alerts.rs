@@ -7,6 +7,7 @@ use super::table::TableScreen;
 use crate::app::layout::errors_layout;
 use crate::app::object_table::{Cell, ObjectTable};
 use crate::app::trends_view::{ALERT_AGE_COLUMN, alert_columns, alert_rows};
+use crate::model::Warning;
 use crate::model::consumers::SortDirection;
 use crate::ui::object_table;
 use crate::ui::paint::title_line;
@@ -40,9 +41,15 @@ impl TableScreen for AlertsScreen {
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
-        let warnings = ctx.snapshot.map(|s| s.meta.warnings.as_slice());
+        let snapshot = ctx.snapshot.map(|s| s.meta.warnings.as_slice());
+        let warnings: Vec<Warning> = ctx
+            .limit_warnings
+            .iter()
+            .chain(snapshot.unwrap_or_default())
+            .cloned()
+            .collect();
         self.table.set_rows(alert_rows(
-            warnings.unwrap_or_default(),
+            &warnings,
             &ctx.insights.alerts,
             ctx.insights.at_ms,
         ));

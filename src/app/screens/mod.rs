@@ -23,7 +23,7 @@ use super::keys::Action;
 use crate::model::consumers::SortKey;
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
-use crate::model::{DetailScope, OwnerKey, Snapshot};
+use crate::model::{DetailScope, OwnerKey, Snapshot, Warning};
 use crate::ui::theme::Theme;
 use crossterm::event::MouseEventKind;
 use ratatui::Frame;
@@ -46,6 +46,8 @@ pub struct Ctx<'a> {
     pub history: &'a History,
     /// What the history says about `snapshot`, under `filter`.
     pub insights: &'a Insights,
+    /// Usage past the thresholds on what is shown (`limit` warnings).
+    pub limit_warnings: &'a [Warning],
     pub config: &'a AppConfig,
     /// The area between header and footer.
     pub body: Rect,
