@@ -188,3 +188,42 @@ fn usage_past_the_thresholds_is_in_the_header_and_the_alerts_panel() {
         "{text}"
     );
 }
+
+/// The fixture `seconds` later with pid 100 holding `extra` more MRs.
+fn later(seconds: u64, extra: u64) -> Snapshot {
+    let mut s = fixture(&DetailScope::ErrorsOnly);
+    s.meta.collected_at_ms = s
+        .meta
+        .collected_at_ms
+        .plus(restop::model::Millis(seconds * 1000));
+    if let Some(t) = s.tallies.iter_mut().find(|t| t.owner == owner(100)) {
+        t.counts.add(ResourceType::Mr, extra);
+    }
+    s
+}
+
+#[test]
+fn rising_counts_are_marked_on_their_row_from_the_first_seconds() {
+    let mut app = app_sized(100, 24);
+    for (i, extra) in [2, 4, 6].into_iter().enumerate() {
+        let s = later(2 * (i as u64 + 1), extra);
+        let now = s.meta.collected_at_ms.plus(restop::model::Millis(1000));
+        app.update(snapshot_event(s, DetailScope::ErrorsOnly));
+        app.update(Event::Tick(now));
+    }
+    let text = screen(&app, 100, 24);
+    let row = text.lines().find(|l| l.contains("train.py")).unwrap();
+    assert!(row.contains("↑ +6 MR"), "{text}");
+    let other = text.lines().find(|l| l.contains("ib_write_bw")).unwrap();
+    assert!(!other.contains('↑'), "{other}");
+}
+
+#[test]
+fn the_footer_names_trends_baseline_and_alerts_when_there_is_room() {
+    let app = app_sized(160, 24);
+    let text = screen(&app, 160, 24);
+    let footer = text.lines().last().unwrap();
+    for hint in ["a alerts", "t trends", "b baseline", "w full text"] {
+        assert!(footer.contains(hint), "{footer}");
+    }
+}

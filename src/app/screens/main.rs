@@ -12,6 +12,7 @@ use crate::app::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::app::trends_view::{baseline_deltas, sort_by_delta};
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
+use crate::model::consumers_growth::growth;
 use crate::model::history::BaselineDelta;
 use crate::ui::theme::Theme;
 use ratatui::Frame;
@@ -74,10 +75,17 @@ impl MainScreen {
     /// The consumers table's columns at `width`, NAME as wide as the
     /// longest name asks (drawing and clicks both use this).
     pub fn placed_columns(&self, ctx: &Ctx, width: u16) -> Vec<PlacedColumn> {
+        // A growing owner's name carries its growth (`⚠ +30 QP/min`).
+        let growth_len = |c: &crate::model::consumers::Consumer| {
+            ctx.insights
+                .owner(&c.owner)
+                .and_then(|t| growth(t, ctx.insights.min_span_ms))
+                .map_or(0, |g| g.text.chars().count() + 3)
+        };
         let longest = self
             .consumers
             .iter()
-            .map(|c| ConsumerColumn::Name.cell(c).chars().count())
+            .map(|c| ConsumerColumn::Name.cell(c).chars().count() + growth_len(c))
             .max()
             .unwrap_or(0);
         let name_wanted = u16::try_from(longest).unwrap_or(u16::MAX);
