@@ -9,6 +9,7 @@ pub mod devices_view;
 pub mod event;
 pub mod keys;
 pub mod layout;
+pub mod object_ages;
 pub mod object_rows;
 pub mod object_table;
 pub mod replay;

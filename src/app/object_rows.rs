@@ -1,7 +1,7 @@
 //! Turning objects into table rows: the columns each type shows in the
 //! drill-down and the ERROR-QP pane.
 
-use super::object_table::{Cell, Column, Row};
+use super::object_table::{Cell, Column, Row, RowId};
 use crate::model::consumers::SortDirection;
 use crate::model::history::ErrorQpInsight;
 use crate::model::{Object, ResourceType, Snapshot};
@@ -100,6 +100,11 @@ fn hex(v: Option<u32>) -> Cell {
     Cell::Hex(v.map(u64::from))
 }
 
+/// What identifies an object's row across snapshots: its device and key.
+pub fn row_id(obj: &Object) -> RowId {
+    (obj.device(), obj.dedup_key().unwrap_or(u64::MAX))
+}
+
 /// One drill-down row for an object.
 pub fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
     let device = Cell::Text(snapshot.device_name(obj.device()));
@@ -161,7 +166,7 @@ pub fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
         ],
     };
     Row {
-        id: (obj.device(), obj.dedup_key().unwrap_or(u64::MAX)),
+        id: row_id(obj),
         cells,
         alert,
         owner: Some(obj.owner().clone()),

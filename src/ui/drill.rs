@@ -3,7 +3,7 @@
 use super::fit::wrap_parts;
 use super::object_table;
 use super::paint::{put, put_spans};
-use super::sparkline::signed;
+use super::sparkline::{age_text, signed};
 use super::theme::Theme;
 use crate::app::Ctx;
 use crate::app::drill::{DetailState, DrillView, tab_label};
@@ -321,7 +321,14 @@ fn totals<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> 
             } else {
                 theme.dim()
             };
-            spans.push(Span::styled(format!(" ({states})"), style));
+            // How long the oldest has been there: a pile of INIT QPs an
+            // hour old is a leak, a second old a job starting.
+            let oldest = view
+                .ages
+                .oldest(*t, view.at)
+                .map(|a| format!(", oldest {}", age_text(a.ms, a.lower_bound)))
+                .unwrap_or_default();
+            spans.push(Span::styled(format!(" ({states}{oldest})"), style));
         }
         if *t == ResourceType::Mr && c.mr_bytes > 0 {
             spans.push(Span::raw(format!(" ({})", bytes(c.mr_bytes))));

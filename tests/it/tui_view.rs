@@ -227,3 +227,42 @@ fn the_footer_names_trends_baseline_and_alerts_when_there_is_room() {
         assert!(footer.contains(hint), "{footer}");
     }
 }
+
+#[test]
+fn a_leak_suspects_for_is_the_time_since_it_was_first_seen() {
+    use restop::demo::DemoSource;
+    use restop::model::history::AlertKind;
+    use restop::source::{CollectRequest, Source};
+    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    app.update(Event::Resize(120, 30));
+    let mut demo = DemoSource::new(1, std::time::Duration::from_secs(2));
+    let mut first_seen = None;
+    // Eight simulated minutes: longer than the five-minute trend window.
+    for _ in 0..240 {
+        let s = demo
+            .collect(&CollectRequest {
+                details: DetailScope::ErrorsOnly,
+                force_objects: false,
+            })
+            .unwrap();
+        let at = s.meta.collected_at_ms;
+        app.update(snapshot_event(s, DetailScope::ErrorsOnly));
+        let leak = app
+            .insights
+            .alerts
+            .iter()
+            .find(|a| a.kind == AlertKind::LeakSuspect);
+        if let Some(leak) = leak {
+            first_seen.get_or_insert(at);
+            assert!(leak.since_ms.unwrap() <= *first_seen.as_ref().unwrap());
+        }
+    }
+    let leak = app
+        .insights
+        .alerts
+        .iter()
+        .find(|a| a.kind == AlertKind::LeakSuspect)
+        .expect("the demo leak");
+    let age = app.insights.at_ms.since(leak.since_ms.unwrap());
+    assert!(age.0 > 6 * 60_000, "FOR is {age:?}, not the window's 5 min");
+}
