@@ -63,11 +63,16 @@ impl Theme {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
     }
 
+    /// Without colour (`NO_COLOR`) warning and critical still differ:
+    /// warning underlined, critical reversed.
     pub fn level(&self, level: Level) -> Style {
-        match level {
-            Level::Normal => self.fg(Color::Green),
-            Level::Warn => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            Level::Critical => self.fg(Color::Red).add_modifier(Modifier::BOLD),
+        let bold = Modifier::BOLD;
+        match (level, self.color) {
+            (Level::Normal, _) => self.fg(Color::Green),
+            (Level::Warn, true) => self.fg(Color::Yellow).add_modifier(bold),
+            (Level::Critical, true) => self.fg(Color::Red).add_modifier(bold),
+            (Level::Warn, false) => Style::new().add_modifier(bold | Modifier::UNDERLINED),
+            (Level::Critical, false) => Style::new().add_modifier(bold | Modifier::REVERSED),
         }
     }
 

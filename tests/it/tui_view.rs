@@ -266,3 +266,46 @@ fn a_leak_suspects_for_is_the_time_since_it_was_first_seen() {
     let age = app.insights.at_ms.since(leak.since_ms.unwrap());
     assert!(age.0 > 6 * 60_000, "FOR is {age:?}, not the window's 5 min");
 }
+
+#[test]
+fn enter_on_an_alert_with_nothing_to_open_says_so() {
+    let mut app = app();
+    app.update(ch('a'));
+    app.update(key(KeyCode::Home));
+    app.update(key(KeyCode::Enter));
+    assert_eq!(message(&app).title, "Nothing to open");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Nothing to open"), "{text}");
+}
+
+#[test]
+fn without_colour_warning_and_critical_still_differ() {
+    use ratatui::style::Modifier;
+    use restop::app::Level;
+    let theme = restop::ui::theme::Theme::new(false);
+    let warn = theme.level(Level::Warn);
+    let crit = theme.level(Level::Critical);
+    assert_ne!(warn, crit);
+    assert!(warn.add_modifier.contains(Modifier::UNDERLINED));
+    assert!(crit.add_modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn the_footer_says_resume_while_frozen_and_the_help_box_says_it_scrolls() {
+    let mut app = app();
+    app.update(ch(' '));
+    let footer = screen(&app, 80, 24).lines().last().unwrap().to_string();
+    assert!(footer.contains("␣ resume"), "{footer}");
+    assert!(!footer.contains("freeze"), "{footer}");
+    app.update(ch('?'));
+    assert!(screen(&app, 80, 24).contains("↑↓ scrolls"));
+}
+
+#[test]
+fn one_error_qp_is_singular() {
+    let mut s = fixture(&DetailScope::ErrorsOnly);
+    s.objects.retain(|o| o.owner() == &owner(100));
+    let app = app_with(s);
+    let header = screen(&app, 120, 24).lines().nth(1).unwrap().to_string();
+    assert!(header.contains("1 ERROR QP "), "{header}");
+}

@@ -2,8 +2,10 @@
 //! lingering in ERR/SQE and objects left behind by exited processes; Enter
 //! opens the objects an alert is about.
 
-use super::Ctx;
+use super::drill::DrillView;
+use super::message::MessageScreen;
 use super::table::TableScreen;
+use super::{Ctx, Pane};
 use crate::app::layout::errors_layout;
 use crate::app::object_table::{Cell, ObjectTable};
 use crate::app::trends_view::{ALERT_AGE_COLUMN, alert_columns, alert_rows};
@@ -53,6 +55,28 @@ impl TableScreen for AlertsScreen {
             &ctx.insights.alerts,
             ctx.insights.at_ms,
         ));
+    }
+
+    /// Enter: the objects the alert is about, or a box saying there are none
+    /// to open (a collection warning, a device's limit).
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+        let Some(row) = self.table.selected() else {
+            return Some(Box::new(MessageScreen::new(
+                "Nothing to open",
+                vec!["no alert is selected".to_string()],
+            )));
+        };
+        match &row.owner {
+            Some(owner) => Some(Box::new(DrillView::new(owner.clone(), ctx.filter))),
+            None => Some(Box::new(MessageScreen::new(
+                "Nothing to open",
+                vec![
+                    "this alert is about no one owner's objects: it says all there is \
+                     (w shows it whole)"
+                        .to_string(),
+                ],
+            ))),
+        }
     }
 
     fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
