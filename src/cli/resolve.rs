@@ -83,6 +83,7 @@ fn source_settings(cli: &Cli, d: &Defaults, mode: Mode) -> SourceSettings {
     let defaults = SourceSettings::default();
     SourceSettings {
         origin,
+        demo_at: s.demo_at.unwrap_or_default(),
         interval,
         timeout: s.timeout.or(d.timeout).unwrap_or(defaults.timeout),
         objects_every: s

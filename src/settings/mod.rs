@@ -67,6 +67,8 @@ pub struct SourceSettings {
     pub objects_every: Duration,
     /// Read limits through libibverbs (`--no-verbs` turns it off).
     pub verbs: bool,
+    /// How far into its timeline the simulated host starts (`--demo-at`).
+    pub demo_at: Duration,
 }
 
 impl Default for SourceSettings {
@@ -77,6 +79,7 @@ impl Default for SourceSettings {
             timeout: Duration::from_secs(5),
             objects_every: Duration::ZERO,
             verbs: true,
+            demo_at: Duration::ZERO,
         }
     }
 }

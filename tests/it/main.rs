@@ -19,6 +19,7 @@ mod cli_binary;
 mod common;
 mod config_file;
 mod demo_source;
+mod demo_timeline;
 mod deploy_artifacts;
 mod deploy_manifests;
 mod export_assets;
