@@ -18,7 +18,7 @@ pub mod state;
 pub mod trends_view;
 pub mod update;
 
-pub use config::{AppConfig, Level, Thresholds};
+pub use config::{AppConfig, Level, ThemeKind, Thresholds};
 pub use event::{Command, Event};
 pub use replay::ReplayState;
 pub use screens::drill;

@@ -18,6 +18,7 @@ use crate::model::Thresholds;
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
 use crate::output::OnceOptions;
+use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -94,6 +95,8 @@ pub struct InteractiveSettings {
     pub mouse: bool,
     /// Use colours (`--no-color`, `color = false`, a non-empty `NO_COLOR`).
     pub color: bool,
+    /// The palette (`--theme`, `theme = "light"`).
+    pub theme: ThemeKind,
 }
 
 impl Default for InteractiveSettings {
@@ -101,6 +104,7 @@ impl Default for InteractiveSettings {
         InteractiveSettings {
             mouse: true,
             color: true,
+            theme: ThemeKind::Default,
         }
     }
 }
@@ -168,6 +172,7 @@ impl Settings {
             thresholds: self.report.thresholds,
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,
+            theme: self.interactive.theme,
             history: self.history.clone(),
         }
     }

@@ -309,3 +309,32 @@ fn one_error_qp_is_singular() {
     let header = screen(&app, 120, 24).lines().nth(1).unwrap().to_string();
     assert!(header.contains("1 ERROR QP "), "{header}");
 }
+
+#[test]
+fn the_light_and_high_contrast_themes_redraw_the_warnings() {
+    use ratatui::style::{Color, Modifier};
+    use restop::app::{Level, ThemeKind};
+    use restop::ui::theme::Theme;
+    let default = Theme::of(true, ThemeKind::Default).level(Level::Warn);
+    let light = Theme::of(true, ThemeKind::Light).level(Level::Warn);
+    let high = Theme::of(true, ThemeKind::HighContrast);
+    assert_eq!(default.fg, Some(Color::Yellow));
+    assert_ne!(light.fg, Some(Color::Yellow), "yellow fades on white");
+    assert!(
+        high.level(Level::Critical)
+            .add_modifier
+            .contains(Modifier::REVERSED)
+    );
+    assert!(!high.dim().add_modifier.contains(Modifier::DIM));
+    let config = AppConfig {
+        theme: ThemeKind::Light,
+        ..AppConfig::default()
+    };
+    let mut app = App::new(config, SourceKind::Demo);
+    app.update(Event::Resize(80, 24));
+    app.update(snapshot_event(
+        fixture(&DetailScope::ErrorsOnly),
+        DetailScope::ErrorsOnly,
+    ));
+    assert!(screen(&app, 80, 24).contains("train.py"));
+}
