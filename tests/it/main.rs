@@ -63,6 +63,7 @@ mod trends_history;
 mod trends_json;
 mod trends_tui;
 mod tui_common;
+mod tui_keys_terminal;
 mod tui_render;
 mod tui_sizes;
 mod tui_state;
