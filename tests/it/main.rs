@@ -72,4 +72,5 @@ mod tui_view;
 mod vm_counters;
 mod vm_e2e;
 mod vm_leak;
+mod vm_perf;
 mod vm_support;
