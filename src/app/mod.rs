@@ -3,6 +3,7 @@
 
 pub mod columns;
 pub mod config;
+pub mod counters_view;
 pub mod cursor;
 pub mod devices_view;
 pub mod event;

@@ -56,6 +56,9 @@ pub struct PortSeries {
     pub rx_packets: RateSeries,
     /// Error and congestion counters that moved at least once in the history.
     pub moved: BTreeMap<String, RateSeries>,
+    /// Every driver counter's and every PMA counter's rate (the counters view).
+    pub hw: BTreeMap<String, RateSeries>,
+    pub pma: BTreeMap<String, RateSeries>,
 }
 
 #[derive(Clone, Debug)]
@@ -106,6 +109,11 @@ impl CounterHistory {
                         if let Some(v) = v {
                             push_capped(s, (t, v), cap);
                         }
+                    }
+                }
+                for (every, rates) in [(&mut series.hw, &rates.hw), (&mut series.pma, &rates.pma)] {
+                    for (name, &per_s) in rates {
+                        push_capped(every.entry(name.clone()).or_default(), (t, per_s), cap);
                     }
                 }
                 for (name, &per_s) in rates.hw.iter().chain(rates.pma.iter()) {
@@ -236,6 +244,9 @@ mod tests {
         for _ in 0..40 {
             h.push(&demo.collect(&CollectRequest::default()).unwrap());
         }
-        assert_eq!(h.port("mlx5_0", 1).unwrap().tx_bytes.len(), 5);
+        let p = h.port("mlx5_0", 1).unwrap();
+        assert_eq!(p.tx_bytes.len(), 5);
+        assert_eq!(p.hw["out_of_sequence"].len(), 5);
+        assert_eq!(p.pma["port_xmit_data"].len(), 5);
     }
 }
