@@ -223,3 +223,101 @@ pub fn device_rows(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::counters::CounterRead;
+    use std::collections::BTreeMap;
+
+    fn port(index: u32, counters: Option<PortCounters>) -> Port {
+        Port {
+            index,
+            state: Some(PortState::Active),
+            phys_state: None,
+            netdev: None,
+            netdev_index: None,
+            counters,
+        }
+    }
+
+    fn read(at_ms: u64, kv: &[(&str, u64)]) -> CounterRead {
+        CounterRead {
+            at_ms,
+            hw: kv.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            pma: BTreeMap::new(),
+        }
+    }
+
+    fn counters(prev: Option<&[(&str, u64)]>, cur: &[(&str, u64)]) -> PortCounters {
+        PortCounters {
+            read: read(2_000, cur),
+            previous: prev.map(|p| read(1_000, p)),
+            ..PortCounters::default()
+        }
+    }
+
+    fn row(ports: Vec<Port>, alerts: &[CounterAlert]) -> DeviceRow {
+        DeviceRow {
+            name: "rxe0".to_string(),
+            tree: Tree::Root,
+            ports: ports
+                .iter()
+                .map(|p| PortSummary::new(p, "rxe0", alerts))
+                .collect(),
+            usage: Vec::new(),
+            dump_errors: 0,
+        }
+    }
+
+    #[test]
+    fn missing_or_empty_counters_are_unavailable_with_the_reason() {
+        let r = row(vec![port(1, None)], &[]);
+        assert!(matches!(r.traffic().traffic, Traffic::Unavailable(_)));
+        let mut empty = PortCounters::default();
+        empty
+            .notes
+            .push("no driver counters: EOPNOTSUPP".to_string());
+        let r = row(vec![port(1, Some(empty))], &[]);
+        assert_eq!(
+            r.traffic().traffic,
+            Traffic::Unavailable("no driver counters: EOPNOTSUPP".to_string())
+        );
+    }
+
+    #[test]
+    fn the_first_read_is_pending_and_the_next_has_rates() {
+        let r = row(
+            vec![port(1, Some(counters(None, &[("sent_pkts", 5)])))],
+            &[],
+        );
+        assert_eq!(r.traffic().traffic, Traffic::FirstRead);
+        let c = counters(Some(&[("sent_pkts", 5)]), &[("sent_pkts", 15)]);
+        let r = row(vec![port(1, Some(c))], &[]);
+        let t = r.traffic();
+        assert_eq!(t.traffic.throughput().unwrap().tx_packets, Some(10.0));
+        assert!(t.moved.is_empty());
+    }
+
+    #[test]
+    fn several_ports_sum_and_name_their_moved_counters_by_port() {
+        let a = counters(
+            Some(&[("sent_pkts", 0), ("out_of_seq_request", 0)]),
+            &[("sent_pkts", 10), ("out_of_seq_request", 2)],
+        );
+        let b = counters(Some(&[("sent_pkts", 0)]), &[("sent_pkts", 30)]);
+        let alert = CounterAlert {
+            device: "rxe0".to_string(),
+            port: 1,
+            counter: "out_of_seq_request".to_string(),
+            per_s: 2.0,
+            message: String::new(),
+        };
+        let r = row(vec![port(1, Some(a)), port(2, Some(b))], &[alert]);
+        let t = r.traffic();
+        assert_eq!(t.traffic.throughput().unwrap().tx_packets, Some(40.0));
+        assert_eq!(t.moved, vec!["p1:out_of_seq_request".to_string()]);
+        assert!(t.alerting);
+        assert_eq!(r.ports[0].alerting, vec!["out_of_seq_request".to_string()]);
+    }
+}

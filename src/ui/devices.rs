@@ -5,7 +5,7 @@
 //! file only lays them out (columns: `devices_grid`).
 
 use super::counters_format::{bytes_per_s, packets_per_s};
-use super::devices_grid::{Column, Grid, Placed, name_text, plan_grid, port_text};
+use super::devices_grid::{Column, Grid, HEALTH_FIRST, Placed, name_text, plan_grid, port_text};
 use super::format::pad;
 use super::gauge::{gauge, trend_gauge};
 use super::paint::{put, put_spans, style_area, title_line};
@@ -58,11 +58,10 @@ pub fn fit_names(names: &[String], width: usize) -> String {
         };
         let sep = usize::from(!out.is_empty());
         if out.chars().count() + sep + name.chars().count() + more > width {
-            let left = format!("+{}", names.len() - i);
             if out.is_empty() {
-                return left;
+                return format!("{} moved", names.len());
             }
-            return format!("{out} {left}");
+            return format!("{out} +{}", names.len() - i);
         }
         if sep == 1 {
             out.push(' ');
@@ -91,17 +90,26 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         .map(|r| r.usage.iter().map(|(t, _)| *t).collect())
         .unwrap_or_else(|| ctx.filter.visible_types());
     let traffic: Vec<DeviceTraffic> = main.devices.iter().map(DeviceRow::traffic).collect();
-    let health: Vec<usize> = traffic
-        .iter()
-        .map(|t| health_text(t, usize::MAX).chars().count())
-        .collect();
+    // What the health cells need for a couple of names, and for all.
+    let health_need = |budget: usize| {
+        let widest = traffic
+            .iter()
+            .map(|t| health_text(t, budget).chars().count())
+            .max()
+            .unwrap_or(0);
+        u16::try_from(widest).unwrap_or(u16::MAX)
+    };
+    let health = (
+        health_need(usize::from(HEALTH_FIRST)),
+        health_need(usize::MAX),
+    );
     let g = plan_grid(
         &main.devices,
         &traffic,
         &types,
         pane.header.width,
         ctx.sparklines,
-        &health,
+        health,
     );
 
     if pane.header.height > 0 {

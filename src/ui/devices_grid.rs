@@ -9,7 +9,7 @@
 //! no limit takes only the cells its numbers need.
 
 use super::gauge::{GaugePlan, gauge_text};
-use crate::app::devices_view::{DeviceRow, DeviceTraffic, Tree};
+use crate::app::devices_view::{DeviceRow, DeviceTraffic, Traffic, Tree};
 use crate::model::ResourceType;
 
 /// Narrowest bar a gauge with a limit keeps.
@@ -23,9 +23,11 @@ pub const RATE_WIDTH: u16 = 9;
 /// `100%`.
 const LINK_WIDTH: u16 = 4;
 const HEALTH_MIN: u16 = 6;
+/// `no counters`.
+const NO_COUNTERS_WIDTH: u16 = 11;
 const HEALTH_MAX: u16 = 60;
 /// What the health cell gets before the gauges show `used/max`: two names.
-const HEALTH_FIRST: u16 = 32;
+pub const HEALTH_FIRST: u16 = 32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Column {
@@ -134,7 +136,7 @@ fn gauge_need(rows: &[DeviceRow], i: usize, label: &str, sparklines: bool) -> Ne
 }
 
 /// Drop order: the first columns are kept longest.
-fn priority(column: Column, types: &[ResourceType]) -> usize {
+fn priority(column: Column, types: &[ResourceType], counters: bool) -> usize {
     let type_rank = |t: ResourceType| match t {
         ResourceType::Qp => 2,
         ResourceType::Mr => 3,
@@ -150,7 +152,8 @@ fn priority(column: Column, types: &[ResourceType]) -> usize {
         Column::Gauge(i) => types.get(i).map_or(13, |t| type_rank(*t)),
         Column::Tx => 4,
         Column::Rx => 5,
-        Column::Health => 6,
+        Column::Health if counters => 6,
+        Column::Health => 8,
         Column::Link => 8,
         Column::TxPackets => 14,
         Column::RxPackets => 15,
@@ -164,7 +167,7 @@ pub fn plan_grid(
     types: &[ResourceType],
     width: u16,
     sparklines: bool,
-    health_texts: &[usize],
+    health: (u16, u16),
 ) -> Grid {
     let name = widest(rows.iter().map(|r| name_text(r).chars().count()), 6).min(16);
     let port_full = widest(rows.iter().map(|r| port_text(r).chars().count()), 4).min(22);
@@ -183,6 +186,15 @@ pub fn plan_grid(
     for (i, t) in types.iter().enumerate() {
         needs.push(gauge_need(rows, i, t.label(), sparklines));
     }
+    // No port with counters at all (an old recording, a kernel and sysfs
+    // without them): one cell saying so, kept only when there is room.
+    let any_counters = traffic
+        .iter()
+        .any(|t| !matches!(t.traffic, Traffic::Unavailable(_)));
+    if !any_counters {
+        needs.push(fixed(Column::Health, NO_COUNTERS_WIDTH));
+        return fit(needs, width, types, port_full, health, false);
+    }
     needs.push(fixed(Column::Tx, RATE_WIDTH));
     needs.push(fixed(Column::Rx, RATE_WIDTH));
     if bytes {
@@ -193,13 +205,25 @@ pub fn plan_grid(
         needs.push(fixed(Column::Link, LINK_WIDTH));
     }
     needs.push(fixed(Column::Health, HEALTH_MIN));
+    fit(needs, width, types, port_full, health, true)
+}
 
+/// Drops columns until the rest fit, then gives them the room left.
+fn fit(
+    mut needs: Vec<Need>,
+    width: u16,
+    types: &[ResourceType],
+    port_full: u16,
+    health: (u16, u16),
+    counters: bool,
+) -> Grid {
+    let priority = |c: Column| priority(c, types, counters);
     let used = |needs: &[Need]| needs.iter().map(|n| n.width + 1).sum::<u16>();
     while used(&needs) > width.saturating_add(1) && needs.len() > 1 {
         let Some(drop) = needs
             .iter()
             .enumerate()
-            .max_by_key(|(_, n)| priority(n.column, types))
+            .max_by_key(|(_, n)| priority(n.column))
             .map(|(i, _)| i)
         else {
             break;
@@ -207,7 +231,7 @@ pub fn plan_grid(
         needs.remove(drop);
     }
     let mut spare = width.saturating_add(1).saturating_sub(used(&needs));
-    grow(&mut needs, &mut spare, types, port_full, health_texts);
+    grow(&mut needs, &mut spare, &priority, port_full, health);
     place(needs, width, port_full)
 }
 
@@ -215,12 +239,12 @@ pub fn plan_grid(
 fn grow(
     needs: &mut [Need],
     spare: &mut u16,
-    types: &[ResourceType],
+    priority: &dyn Fn(Column) -> usize,
     port_full: u16,
-    health_texts: &[usize],
+    health: (u16, u16),
 ) {
     let mut by_priority: Vec<usize> = (0..needs.len()).collect();
-    by_priority.sort_by_key(|&i| priority(needs[i].column, types));
+    by_priority.sort_by_key(|&i| priority(needs[i].column));
     let take = |need: &mut Need, to: u16, spare: &mut u16| {
         if to > need.width {
             let add = (to - need.width).min(*spare);
@@ -235,9 +259,10 @@ fn grow(
         }
     }
     // The moved counters' names, up to a couple of them.
-    let health_want = widest(health_texts.iter().copied(), 0).clamp(HEALTH_MIN, HEALTH_MAX);
+    let (health_first, health_want) = health;
+    let health_want = health_want.clamp(HEALTH_MIN, HEALTH_MAX);
     for need in needs.iter_mut().filter(|n| n.column == Column::Health) {
-        take(need, health_want.min(HEALTH_FIRST), spare);
+        take(need, health_first.clamp(HEALTH_MIN, HEALTH_FIRST), spare);
     }
     // `used/max` with a small bar, most important gauge first; all or nothing.
     for &i in &by_priority {
@@ -348,4 +373,92 @@ pub fn port_text(row: &DeviceRow) -> String {
         text.push_str(&format!(" +{}", row.ports.len() - 1));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::devices_view::{PortSummary, Traffic};
+    use crate::model::counters::Throughput;
+    use crate::model::{PortState, UsageEntry};
+
+    fn row(name: &str, qp: (u64, u64), ctx: u64) -> DeviceRow {
+        let e = |current, max| UsageEntry {
+            current,
+            max,
+            max_source: None,
+        };
+        DeviceRow {
+            name: name.to_string(),
+            tree: Tree::Root,
+            ports: vec![PortSummary {
+                index: 1,
+                state: Some(PortState::Active),
+                netdev: Some("ens1f0np0".to_string()),
+                link_rate: None,
+                traffic: Traffic::Rates(Throughput {
+                    tx_bytes: Some(1e9),
+                    ..Throughput::default()
+                }),
+                moved: Vec::new(),
+                alerting: Vec::new(),
+            }],
+            usage: vec![
+                (ResourceType::Qp, Some(e(qp.0, Some(qp.1)))),
+                (ResourceType::Ctx, Some(e(ctx, None))),
+            ],
+            dump_errors: 0,
+        }
+    }
+
+    fn plan(width: u16) -> Grid {
+        let rows = vec![
+            row("mlx5_0", (1713, 2048), 3),
+            row("mlx5_1", (1, 131_072), 12),
+        ];
+        let traffic: Vec<_> = rows.iter().map(DeviceRow::traffic).collect();
+        plan_grid(
+            &rows,
+            &traffic,
+            &[ResourceType::Qp, ResourceType::Ctx],
+            width,
+            false,
+            (0, 0),
+        )
+    }
+
+    fn placed(g: &Grid, c: Column) -> Option<Placed> {
+        g.columns.iter().copied().find(|p| p.column == c)
+    }
+
+    #[test]
+    fn a_gauge_with_a_limit_keeps_a_bar_at_every_width_or_is_dropped() {
+        for width in 20..=240 {
+            let g = plan(width);
+            if let Some(p) = placed(&g, Column::Gauge(0)) {
+                assert!(p.gauge.unwrap().bar >= MIN_BAR, "{width}: {p:?}");
+            }
+            let end = g.columns.last().map(|p| p.x + p.width).unwrap_or(0);
+            assert!(end <= width, "{width}: {g:?}");
+        }
+    }
+
+    #[test]
+    fn counts_without_a_limit_take_only_what_their_numbers_need() {
+        let g = plan(200);
+        let ctx = placed(&g, Column::Gauge(1)).unwrap();
+        assert_eq!(ctx.width, 3);
+        let qp = placed(&g, Column::Gauge(0)).unwrap();
+        assert!(qp.gauge.unwrap().full && qp.width > 20, "{qp:?}");
+    }
+
+    #[test]
+    fn narrow_panes_drop_columns_by_priority() {
+        let g = plan(40);
+        assert!(g.has(Column::Name) && g.has(Column::Gauge(0)));
+        assert!(g.has(Column::Tx));
+        assert!(!g.has(Column::Gauge(1)));
+        let g = plan(80);
+        assert!(g.has(Column::Rx) && g.has(Column::Health));
+    }
 }
