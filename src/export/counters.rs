@@ -5,9 +5,9 @@
 use super::catalog::{self, Family};
 use super::exposition::Writer;
 use crate::model::counters::bound::{bound_counters, counter_owner};
+use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
 use crate::model::{Device, Snapshot};
 use crate::output::json::owner_ref;
-use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
 
 pub const PORT_HW_COUNTER: Family = catalog::counter(
     "restop_port_hw_stat_total",
@@ -49,7 +49,15 @@ pub const PORT_LINK_RATE: Family = catalog::gauge(
 
 pub const QP_BOUND_COUNTER: Family = catalog::counter(
     "restop_qp_counter_stat_total",
-    &["device", "port", "counter_id", "mode", "pid", "name", "counter"],
+    &[
+        "device",
+        "port",
+        "counter_id",
+        "mode",
+        "pid",
+        "name",
+        "counter",
+    ],
     "A counter an admin bound QPs to (rdma statistic qp show), raw, by counter id and the \
      owner it was allocated for (pid and name empty when unknown); only where QPs are bound.",
 );

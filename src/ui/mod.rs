@@ -3,6 +3,7 @@
 
 pub mod consumers;
 pub mod counters;
+pub mod counters_bound;
 pub mod counters_format;
 pub mod device;
 pub mod devices;

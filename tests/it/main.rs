@@ -18,6 +18,7 @@ mod batch_loop;
 mod cli_binary;
 mod common;
 mod config_file;
+mod counters_bound;
 mod demo_source;
 mod deploy_artifacts;
 mod deploy_manifests;

@@ -10,9 +10,9 @@
 pub mod sysfs;
 
 use crate::model::counters::bound::BoundCounter;
-use crate::nldev::stat::QpCounter;
 use crate::model::counters::{CounterRead, CounterSource, PortCounters, parse_link_rate_mbps};
 use crate::model::{Device, Warning, WarningKind};
+use crate::nldev::stat::QpCounter;
 use crate::nldev::{NldevClient, Transport};
 use std::collections::HashMap;
 use std::path::PathBuf;

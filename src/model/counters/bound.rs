@@ -101,10 +101,9 @@ pub fn bound_of_owner<'a>(snapshot: &'a Snapshot, owner: &OwnerKey) -> Vec<Bound
         .into_iter()
         .filter(|b| {
             counter_owner(b.counter, snapshot).as_ref() == Some(owner)
-                || b.counter
-                    .qps
-                    .iter()
-                    .any(|q| qp_owner(*q, b.device_index, b.counter, snapshot).as_ref() == Some(owner))
+                || b.counter.qps.iter().any(|q| {
+                    qp_owner(*q, b.device_index, b.counter, snapshot).as_ref() == Some(owner)
+                })
         })
         .collect()
 }
@@ -129,10 +128,7 @@ mod tests {
         let mut demo = crate::demo::DemoSource::new(1, std::time::Duration::from_secs(2));
         let mut s = demo.collect(&CollectRequest::default()).unwrap();
         s.processes.clear();
-        let mut p = ProcessInfo::unknown(ProcessKey {
-            pid,
-            start_time: 9,
-        });
+        let mut p = ProcessInfo::unknown(ProcessKey { pid, start_time: 9 });
         p.creator_threads = threads.iter().map(|t| (*t, "worker".to_string())).collect();
         s.processes.push(p);
         s
@@ -145,8 +141,14 @@ mod tests {
             pid: 100,
             start_time: 9,
         });
-        assert_eq!(counter_owner(&counter(ReportedOwner::Task(100)), &s), Some(key.clone()));
-        assert_eq!(counter_owner(&counter(ReportedOwner::Task(105)), &s), Some(key));
+        assert_eq!(
+            counter_owner(&counter(ReportedOwner::Task(100)), &s),
+            Some(key.clone())
+        );
+        assert_eq!(
+            counter_owner(&counter(ReportedOwner::Task(105)), &s),
+            Some(key)
+        );
         assert_eq!(counter_owner(&counter(ReportedOwner::Task(7)), &s), None);
         assert_eq!(
             counter_owner(&counter(ReportedOwner::Kernel("nvme_rdma".into())), &s),
@@ -157,6 +159,9 @@ mod tests {
 
     #[test]
     fn the_hint_is_the_command_an_admin_runs() {
-        assert_eq!(bind_hint("rxe0", 1), "rdma statistic qp set link rxe0/1 auto type on");
+        assert_eq!(
+            bind_hint("rxe0", 1),
+            "rdma statistic qp set link rxe0/1 auto type on"
+        );
     }
 }
