@@ -180,6 +180,7 @@ pub fn sparkline_values(series: &[f64]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::UnixMs;
     use crate::model::counters::CounterRead;
     use crate::model::history::counters::CounterAlertRules;
     use std::collections::BTreeMap;
@@ -191,12 +192,12 @@ mod tests {
     fn port(prev: &[(&str, u64)], cur: &[(&str, u64)]) -> PortCounters {
         PortCounters {
             read: CounterRead {
-                at_ms: 2_000,
+                at_ms: UnixMs(2_000),
                 hw: map(cur),
                 pma: map(&[("port_xmit_data", 500)]),
             },
             previous: Some(CounterRead {
-                at_ms: 1_000,
+                at_ms: UnixMs(1_000),
                 hw: map(prev),
                 pma: map(&[("port_xmit_data", 100)]),
             }),

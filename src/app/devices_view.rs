@@ -243,7 +243,7 @@ mod tests {
 
     fn read(at_ms: u64, kv: &[(&str, u64)]) -> CounterRead {
         CounterRead {
-            at_ms,
+            at_ms: crate::model::UnixMs(at_ms),
             hw: kv.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             pma: BTreeMap::new(),
         }

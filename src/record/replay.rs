@@ -85,7 +85,7 @@ impl ReplaySource {
     }
 
     /// Collection time (Unix ms) of every snapshot, in file order.
-    pub fn timeline(&self) -> Vec<u64> {
+    pub fn timeline(&self) -> Vec<crate::model::UnixMs> {
         self.scan.records.iter().map(|r| r.time_ms).collect()
     }
 

@@ -13,7 +13,7 @@ use super::format::{
     KIND_SNAPSHOT, MAGIC, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
 };
 use super::frame_check::{Damage, FrameAt, frame_at, next_intact_frame};
-use crate::model::SourceKind;
+use crate::model::{Millis, SourceKind, UnixMs};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io;
@@ -60,9 +60,9 @@ pub struct SessionInfo {
     pub restop_version: String,
     /// Where the session's snapshots came from (`live` or `demo`).
     pub source: SourceKind,
-    pub interval_ms: u64,
-    /// Wall clock when recording began (Unix ms).
-    pub started_at_ms: u64,
+    pub interval_ms: Millis,
+    /// Wall clock when recording began.
+    pub started_at_ms: UnixMs,
 }
 
 /// Where one snapshot frame is.
@@ -71,8 +71,8 @@ pub struct RecordEntry {
     pub offset: u64,
     pub payload_len: u32,
     pub flags: u8,
-    /// The snapshot's collection time (Unix ms).
-    pub time_ms: u64,
+    /// The snapshot's collection time.
+    pub time_ms: UnixMs,
     /// Index into `Scan::sessions`; `None` before any session frame.
     pub session: Option<usize>,
 }
@@ -370,10 +370,16 @@ mod tests {
         let info = SessionInfo {
             restop_version: "0.1.0".into(),
             source: SourceKind::Demo,
-            interval_ms: 1000,
-            started_at_ms: 5,
+            interval_ms: Millis(1000),
+            started_at_ms: UnixMs(5),
         };
-        encode_frame(KIND_SESSION, 0, 5, &serde_json::to_vec(&info).unwrap()).unwrap()
+        encode_frame(
+            KIND_SESSION,
+            0,
+            UnixMs(5),
+            &serde_json::to_vec(&info).unwrap(),
+        )
+        .unwrap()
     }
 
     fn file(frames: &[Vec<u8>]) -> Vec<u8> {
@@ -385,7 +391,7 @@ mod tests {
     }
 
     fn snap(time: u64, payload: &[u8]) -> Vec<u8> {
-        encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, time, payload).unwrap()
+        encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, UnixMs(time), payload).unwrap()
     }
 
     #[test]
@@ -395,7 +401,10 @@ mod tests {
         assert_eq!(s.ending, Ending::Clean);
         assert_eq!(s.sessions.len(), 1);
         assert_eq!(
-            s.records.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            s.records
+                .iter()
+                .map(|r| r.time_ms.as_u64())
+                .collect::<Vec<_>>(),
             [10, 20]
         );
         assert_eq!(s.records[0].session, Some(0));
@@ -404,7 +413,7 @@ mod tests {
 
     #[test]
     fn unknown_frame_kinds_are_skipped() {
-        let odd = encode_frame(77, 0, 0, b"later").unwrap();
+        let odd = encode_frame(77, 0, UnixMs(0), b"later").unwrap();
         let bytes = file(&[session_frame(), odd, snap(10, b"a")]);
         let s = scan(&bytes, "f").unwrap();
         assert_eq!(s.records.len(), 1);
@@ -432,7 +441,13 @@ mod tests {
     fn a_flipped_byte_in_the_middle_is_a_gap_and_the_frames_after_it_are_kept() {
         let first = file(&[session_frame(), snap(10, b"a")]);
         let bad_at = first.len();
-        let keyframe = encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE | FLAG_KEYFRAME, 40, b"k").unwrap();
+        let keyframe = encode_frame(
+            KIND_SNAPSHOT,
+            FLAG_DEFLATE | FLAG_KEYFRAME,
+            UnixMs(40),
+            b"k",
+        )
+        .unwrap();
         let mut bytes = file(&[
             session_frame(),
             snap(10, b"a"),
@@ -443,7 +458,10 @@ mod tests {
         bytes[bad_at + FRAME_HEADER_LEN] ^= 0xff;
         let s = scan(&bytes, "f").unwrap();
         assert_eq!(
-            s.records.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            s.records
+                .iter()
+                .map(|r| r.time_ms.as_u64())
+                .collect::<Vec<_>>(),
             [10, 40]
         );
         assert_eq!(s.gaps.len(), 1);

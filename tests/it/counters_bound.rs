@@ -76,7 +76,7 @@ fn the_exporter_labels_bound_counters_by_id_port_and_owner() {
     health.record_success(
         &s,
         Duration::from_millis(30),
-        restop::model::UnixMs(s.meta.collected_at_ms),
+        s.meta.collected_at_ms,
     );
     let text = render(
         &RenderInput {

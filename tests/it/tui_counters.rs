@@ -33,7 +33,7 @@ fn demo_after(reads: usize, w: u16, h: u16) -> App {
                 force_objects: true,
             })
             .unwrap();
-        let now = s.meta.collected_at_ms + 1_000;
+        let now = s.meta.collected_at_ms.plus(restop::model::Millis(1_000));
         app.update(snapshot_event(s, DetailScope::ErrorsOnly));
         app.update(Event::Tick(now));
     }
