@@ -73,11 +73,7 @@ fn json_ports_carry_bound_counters_with_their_qps_and_owners() {
 fn the_exporter_labels_bound_counters_by_id_port_and_owner() {
     let s = bound_host(&DetailScope::All);
     let mut health = Health::new(s.meta.source);
-    health.record_success(
-        &s,
-        Duration::from_millis(30),
-        s.meta.collected_at_ms,
-    );
+    health.record_success(&s, Duration::from_millis(30), s.meta.collected_at_ms);
     let text = render(
         &RenderInput {
             snapshot: Some(&s),

@@ -195,4 +195,3 @@ fn bound_counter(q: &QpCounter) -> BoundCounter {
         counters: q.counters.iter().cloned().collect(),
     }
 }
-
