@@ -73,15 +73,14 @@ fn unbound_text(snapshot: &Snapshot, view: &DrillView) -> String {
     let first_port = devices.iter().find_map(|name| {
         let d = snapshot.devices.iter().find(|d| &d.name == name)?;
         let p = d.ports.first()?;
-        Some((
-            d.name.clone(),
-            p.index,
-            p.counters.as_ref()?.bound_note.clone(),
-        ))
+        Some((d.name.clone(), p.index, p.counters.as_ref()))
     });
     match first_port {
-        Some((_, _, Some(note))) => format!("not readable: {note}"),
-        Some((device, port, None)) => {
+        Some((_, _, None)) => "not read: this snapshot has no counters".to_string(),
+        Some((_, _, Some(c))) if c.bound_note.is_some() => {
+            format!("not readable: {}", c.bound_note.clone().unwrap_or_default())
+        }
+        Some((device, port, Some(_))) => {
             format!(
                 "none bound; an admin binds them with `{}`",
                 bind_hint(&device, port)
