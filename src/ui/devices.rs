@@ -275,3 +275,46 @@ pub fn rate_text(t: &Throughput, column: Column) -> String {
         _ => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn moved_names_fit_or_are_counted() {
+        let n = names(&["np_cnp_sent", "out_of_sequence", "packet_seq_err"]);
+        assert_eq!(
+            fit_names(&n, 80),
+            "np_cnp_sent out_of_sequence packet_seq_err"
+        );
+        assert_eq!(fit_names(&n, 30), "np_cnp_sent out_of_sequence +1");
+        assert_eq!(fit_names(&n, 15), "np_cnp_sent +2");
+        assert_eq!(fit_names(&n, 8), "3 moved");
+        assert_eq!(fit_names(&[], 8), "");
+        for w in 0..60 {
+            let text = fit_names(&n, w);
+            assert!(text.chars().count() <= w.max(7), "{w}: {text}");
+        }
+    }
+
+    #[test]
+    fn tx_and_rx_show_bytes_where_known_and_packets_otherwise() {
+        let t = Throughput {
+            tx_bytes: Some(25e9),
+            rx_bytes: None,
+            tx_packets: Some(1e6),
+            rx_packets: Some(980.0),
+            utilisation: Some(0.5),
+        };
+        assert_eq!(rate_text(&t, Column::Tx), "25 GB/s");
+        assert_eq!(rate_text(&t, Column::Rx), "980 p/s");
+        assert_eq!(rate_text(&t, Column::TxPackets), "1 Mp/s");
+        assert_eq!(rate_text(&t, Column::Link), "50%");
+        let none = Throughput::default();
+        assert_eq!(rate_text(&none, Column::Tx), "-");
+    }
+}
