@@ -138,3 +138,27 @@ fn ports_without_counters_say_so_instead_of_zeros() {
     assert!(pane.contains("no counters"), "{pane}");
     assert!(!pane.contains("0 B/s"), "{pane}");
 }
+
+#[test]
+fn every_counters_screen_draws_at_every_size() {
+    let mut app = demo_after(14, 120, 40);
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    for (w, h) in [
+        (40, 10),
+        (40, 12),
+        (80, 24),
+        (120, 40),
+        (160, 48),
+        (220, 60),
+    ] {
+        app.update(Event::Resize(w, h));
+        let device = screen(&app, w, h);
+        assert!(device.contains("port 1"), "{w}x{h}:\n{device}");
+        app.update(ch('c'));
+        let counters = screen(&app, w, h);
+        assert!(counters.contains("COUNTER"), "{w}x{h}:\n{counters}");
+        app.update(ch('c'));
+    }
+}
