@@ -9,6 +9,7 @@ pub mod device;
 pub mod devices;
 pub mod devices_grid;
 pub mod drill;
+pub mod fit;
 pub mod footer;
 pub mod format;
 pub mod gauge;
@@ -27,7 +28,7 @@ use theme::Theme;
 /// Draws the whole screen for `app`.
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
-    let theme = Theme::new(app.config.color);
+    let theme = Theme::of(app.config.color, app.config.theme);
     if too_small(area) {
         let text = format!(
             "terminal too small: {}x{} (restop needs {MIN_WIDTH}x{MIN_HEIGHT}; q quits)",

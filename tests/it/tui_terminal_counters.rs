@@ -119,7 +119,7 @@ fn c_opens_the_counters_view_of_the_selected_port_on_the_demo() {
     s.keys(&["Tab"]);
     s.keys(&["c"]);
     let view = s.wait_for("the counters view", |t| {
-        t.contains("Counters of mlx5_0 port 1")
+        t.contains("Counters of mlx5_0 port 1") && t.contains("port_xmit_data")
     });
     assert!(
         view.contains("COUNTER▲") && view.contains("MEANING"),
