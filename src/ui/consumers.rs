@@ -1,7 +1,7 @@
 //! The top-consumers table.
 
 use super::format::pad;
-use super::paint::{put, put_line, style_area, title_line};
+use super::paint::{put, put_header_cell, put_line, style_area, title_line};
 use super::sparkline::{age_text, signed, signed_bytes, sparkline};
 use super::theme::Theme;
 use crate::app::columns::ConsumerColumn;
@@ -72,15 +72,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
             } else {
                 theme.column_header()
             };
-            let text = pad(&title, usize::from(p.width), p.column.right_aligned());
-            put(
-                buf,
-                pane.header.x + p.x,
-                pane.header.y,
-                &text,
-                p.width,
-                style,
-            );
+            let right = p.column.right_aligned();
+            put_header_cell(buf, pane, (p.x, p.width), &title, right, style);
         }
     }
 

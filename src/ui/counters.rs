@@ -4,7 +4,8 @@
 
 use super::counters_format::{bytes_per_s, packets_per_s, per_s};
 use super::format::pad;
-use super::paint::{put, put_spans, style_area, title_line};
+use super::paint::{put, put_header_cell, put_spans, style_area, title_line};
+use super::port::port_state;
 use super::sparkline::sparkline;
 use super::theme::Theme;
 use crate::app::Ctx;
@@ -157,15 +158,9 @@ pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme
             _ => "",
         };
         let right = matches!(c.kind, Kind::Value | Kind::Rate);
-        let title = pad(&format!("{}{arrow}", c.title), usize::from(c.width), right);
-        put(
-            buf,
-            pane.header.x + c.x,
-            pane.header.y,
-            &title,
-            c.width,
-            theme.column_header(),
-        );
+        let title = format!("{}{arrow}", c.title);
+        let style = theme.column_header();
+        put_header_cell(buf, &pane, (c.x, c.width), &title, right, style);
     }
     if screen.rows.is_empty() {
         let why = match &summary.traffic {
@@ -263,15 +258,9 @@ fn style_fg(style: Style, mark: Mark) -> Style {
 
 /// `mlx5_1 port 1  ACTIVE ens1f1np1  200 Gb/sec (4X HDR)  from netlink  2.0 s between reads`.
 fn port_line<'a>(device: &str, port: &Port, theme: &Theme) -> Vec<Span<'a>> {
-    let state = port.state.map(|s| s.name()).unwrap_or("?");
-    let netdev = port
-        .netdev
-        .as_deref()
-        .map(|n| format!(" {n}"))
-        .unwrap_or_default();
     let mut spans = vec![
         Span::styled(format!("{device} port {}  ", port.index), theme.bold()),
-        Span::styled(format!("{state}{netdev}"), theme.port(port.state)),
+        port_state(port.state, port.netdev.as_deref(), theme),
     ];
     if let Some(c) = &port.counters {
         if let Some(rate) = &c.link_rate {

@@ -4,6 +4,7 @@
 
 use super::counters::traffic_line;
 use super::paint::{put_spans, style_area, title_line};
+use super::port::port_state;
 use super::sparkline::age_text;
 use super::theme::Theme;
 use crate::app::Ctx;
@@ -40,15 +41,9 @@ pub fn identity_line<'a>(device: &Device, theme: &Theme) -> Vec<Span<'a>> {
 /// bytes are known) give their room to the moved counters.
 pub fn port_line<'a>(port: &PortSummary, width: u16, theme: &Theme) -> Vec<Span<'a>> {
     const WIDE: u16 = 110;
-    let state = port.state.map(|s| s.name()).unwrap_or("?");
-    let netdev = port
-        .netdev
-        .as_deref()
-        .map(|n| format!(" {n}"))
-        .unwrap_or_default();
     let mut spans = vec![
         Span::raw(format!("port {} ", port.index)),
-        Span::styled(format!("{state}{netdev}"), theme.port(port.state)),
+        port_state(port.state, port.netdev.as_deref(), theme),
     ];
     if let Some(rate) = port.link_rate.as_ref().filter(|_| width >= WIDE) {
         spans.push(Span::styled(format!("  {rate}"), theme.dim()));

@@ -8,7 +8,7 @@ use super::counters_format::{bytes_per_s, packets_per_s};
 use super::devices_grid::{Column, Grid, HEALTH_FIRST, Placed, name_text, plan_grid, port_text};
 use super::format::pad;
 use super::gauge::{gauge, trend_gauge};
-use super::paint::{put, put_line, put_spans, style_area, title_line};
+use super::paint::{put, put_header_cell, put_line, put_spans, style_area, title_line};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
 use crate::app::devices_view::{DeviceRow, DeviceTraffic, Traffic};
@@ -119,15 +119,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
                 p.column,
                 Column::Name | Column::Port | Column::Health | Column::Gauge(_)
             );
-            let title = pad(p.column.title(&types), usize::from(p.width), right);
-            put(
-                buf,
-                pane.header.x + p.x,
-                pane.header.y,
-                &title,
-                p.width,
-                style,
-            );
+            let title = p.column.title(&types);
+            put_header_cell(buf, pane, (p.x, p.width), title, right, style);
         }
     }
 

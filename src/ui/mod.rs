@@ -16,6 +16,7 @@ pub mod gauge;
 pub mod header;
 pub mod object_table;
 pub mod paint;
+pub mod port;
 pub mod sparkline;
 pub mod theme;
 

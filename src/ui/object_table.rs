@@ -3,7 +3,7 @@
 use super::consumers::sort_marker;
 use super::fit::cut_at_word;
 use super::format::pad;
-use super::paint::{put, put_line, style_area};
+use super::paint::{put, put_header_cell, put_line, style_area};
 use super::sparkline::age_text;
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
@@ -60,8 +60,8 @@ pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str
             } else {
                 theme.column_header()
             };
-            let text = pad(&title, usize::from(*w), col.align == Align::Right);
-            put(buf, pane.header.x + x, pane.header.y, &text, *w, style);
+            let right = col.align == Align::Right;
+            put_header_cell(buf, pane, (*x, *w), &title, right, style);
         }
     }
     if table.rows.is_empty() {

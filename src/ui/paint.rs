@@ -1,5 +1,7 @@
 //! Bounds-checked writes into the frame buffer, so no size ever panics.
 
+use super::format::pad;
+use crate::app::layout::TablePane;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -12,6 +14,20 @@ pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Styl
         return x;
     }
     buf.set_stringn(x, y, text, usize::from(width), style).0
+}
+
+/// Writes one column title into a table's header row: padded to the column,
+/// right-aligned for numbers.
+pub fn put_header_cell(
+    buf: &mut Buffer,
+    pane: &TablePane,
+    (x, width): (u16, u16),
+    title: &str,
+    right: bool,
+    style: Style,
+) {
+    let text = pad(title, usize::from(width), right);
+    put(buf, pane.header.x + x, pane.header.y, &text, width, style);
 }
 
 /// Writes `text` on the first line of `area` (an empty list's "nothing here").
