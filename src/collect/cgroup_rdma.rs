@@ -266,7 +266,7 @@ impl CgroupRdmaReader {
         let (hierarchy, path) = rdma_cgroup_path(&String::from_utf8_lossy(&bytes))?;
         let mut levels = Vec::new();
         for level_path in ancestry(&path).filter(|p| p.len() <= PATH_MAX) {
-            if let Some(level) = self.level(hierarchy, &level_path) {
+            if let Some(level) = self.level(hierarchy, level_path) {
                 levels.push(level.clone());
             }
         }
