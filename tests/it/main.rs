@@ -65,6 +65,8 @@ mod tui_common;
 mod tui_render;
 mod tui_state;
 mod tui_terminal;
+mod tui_terminal_hangup;
+mod tui_terminal_jobs;
 mod vm_counters;
 mod vm_e2e;
 mod vm_leak;
