@@ -45,6 +45,20 @@ impl Cursor {
         }
         self.selected = self.selected.min(len.saturating_sub(1));
     }
+
+    /// A click on the `i`-th visible row of `len` rows shown `height` high:
+    /// selects it where the view is now. False when no row is there.
+    pub fn select_visible(&mut self, i: usize, len: usize, height: usize) -> bool {
+        let offset = visible_offset(*self, len, height);
+        if offset + i >= len {
+            return false;
+        }
+        *self = Cursor {
+            selected: offset + i,
+            offset,
+        };
+        true
+    }
 }
 
 /// The first row to show so that the selection is visible in `height` rows.

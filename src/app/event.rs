@@ -21,7 +21,7 @@ pub enum Event {
     },
     /// Time passed; carries the wall clock (Unix milliseconds) so ages shown in
     /// the header come from the event stream, never from a clock read while drawing.
-    Tick(u64),
+    Tick(crate::model::UnixMs),
     /// Leave (a signal, the input closing).
     Quit,
 }

@@ -18,10 +18,10 @@ pub enum Cell {
     /// A key or handle, written in hex; `None` when hidden from this caller.
     Hex(Option<u64>),
     Text(String),
-    /// How long something has been so (ms); `lower_bound` when it was already
+    /// How long something has been so; `lower_bound` when it was already
     /// so when restop started watching, `lingering` when past the alert threshold.
     Age {
-        ms: Option<u64>,
+        ms: Option<crate::model::Millis>,
         lower_bound: bool,
         lingering: bool,
     },

@@ -15,7 +15,7 @@ use super::screens::{Ctx, Pane};
 use crate::model::consumers::Consumer;
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
-use crate::model::{DetailScope, OwnerKey, Snapshot, SourceKind};
+use crate::model::{DetailScope, OwnerKey, Snapshot, SourceKind, UnixMs};
 use ratatui::layout::Rect;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -33,8 +33,8 @@ pub struct App {
     pub config: AppConfig,
     pub source: SourceKind,
     pub interval: Duration,
-    /// Wall clock of the last tick (Unix ms), for ages in the header.
-    pub now_ms: u64,
+    /// Wall clock of the last tick, for ages in the header.
+    pub now_ms: UnixMs,
     /// Terminal size, for page sizes and mouse hit-testing.
     pub size: Rect,
 
@@ -97,7 +97,7 @@ impl App {
         App {
             source,
             interval: config.interval,
-            now_ms: 0,
+            now_ms: UnixMs(0),
             size: Rect::new(0, 0, 80, 24),
             shown: None,
             shown_details: DetailScope::ErrorsOnly,
@@ -119,9 +119,9 @@ impl App {
         }
     }
 
-    /// Plays a recording whose snapshots were collected at `times` (Unix ms):
+    /// Plays a recording whose snapshots were collected at `times`:
     /// snapshots then come when `ShowRecord` commands ask for them.
-    pub fn start_replay(&mut self, times: Vec<u64>) {
+    pub fn start_replay(&mut self, times: Vec<UnixMs>) {
         self.replay = Some(ReplayState::new(times));
     }
 

@@ -5,7 +5,7 @@ use super::object_table::{Cell, Column, Row};
 use crate::model::consumers::{Consumer, SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::{Alert, AlertKind, BaselineDelta, History, OwnerHoldings};
-use crate::model::{OwnerKey, Snapshot, Warning};
+use crate::model::{OwnerKey, Snapshot, UnixMs, Warning};
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -71,7 +71,7 @@ pub const ALERT_AGE_COLUMN: usize = 1;
 
 /// The snapshot's warnings (collection problems, and `limit` for usage past
 /// the thresholds), then the history's alerts.
-pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: u64) -> Vec<Row> {
+pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: UnixMs) -> Vec<Row> {
     let mut rows: Vec<Row> = warnings
         .iter()
         .map(|w| Row {
@@ -90,7 +90,7 @@ pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: u64) -> Vec<Row
         })
         .collect();
     rows.extend(alerts.iter().map(|a| {
-        let ms = a.since_ms.map(|since| at_ms.saturating_sub(since));
+        let ms = a.since_ms.map(|since| at_ms.since(since));
         Row {
             id: row_id(1 + a.kind as u32, &(&a.owner, &a.device)),
             cells: vec![

@@ -1,6 +1,8 @@
 //! Simulated time. The demo never reads the wall clock: every snapshot's time
 //! follows from the number of collections and the step, so runs replay exactly.
 
+use crate::model::UnixMs;
+
 /// The simulation starts at 2026-01-01T00:00:00Z (Unix milliseconds).
 pub const EPOCH_MS: u64 = 1_767_225_600_000;
 
@@ -15,18 +17,18 @@ const CLOCK_TICKS_PER_SEC: u64 = 100;
 pub type SimMs = i64;
 
 /// Unix milliseconds of a simulated moment.
-pub fn unix_ms(at: SimMs) -> u64 {
-    EPOCH_MS.saturating_add_signed(at)
+pub fn unix_ms(at: SimMs) -> UnixMs {
+    UnixMs(EPOCH_MS.saturating_add_signed(at))
 }
 
 /// `starttime` as `/proc/<pid>/stat` reports it for a process started at `at`.
 pub fn start_ticks(at: SimMs) -> u64 {
-    unix_ms(at).saturating_sub(BOOT_MS) / (1000 / CLOCK_TICKS_PER_SEC)
+    unix_ms(at).as_u64().saturating_sub(BOOT_MS) / (1000 / CLOCK_TICKS_PER_SEC)
 }
 
 /// Start time in seconds since the Unix epoch, as `ProcessInfo::started_at` holds it.
 pub fn started_at_secs(at: SimMs) -> u64 {
-    unix_ms(at) / 1000
+    unix_ms(at).as_u64() / 1000
 }
 
 #[cfg(test)]

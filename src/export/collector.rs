@@ -8,7 +8,7 @@ use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render_with};
 use super::top_owners::OwnerOptions;
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig, Insights};
-use crate::model::{DetailScope, Snapshot};
+use crate::model::{DetailScope, Millis, Snapshot};
 use crate::session::{Flow, Pacer};
 use crate::source::{CollectRequest, Source};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -108,8 +108,8 @@ fn oldest_error_ages(insights: &Insights) -> ErrorQpAges {
     ages
 }
 
-fn note_age(ages: &mut ErrorQpAges, device: &str, ms: u64) {
-    let age = Duration::from_millis(ms);
+fn note_age(ages: &mut ErrorQpAges, device: &str, age: Millis) {
+    let age = age.as_duration();
     let oldest = ages.entry(device.to_string()).or_insert(age);
     *oldest = (*oldest).max(age);
 }

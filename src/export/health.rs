@@ -122,7 +122,7 @@ mod tests {
     use crate::model::Warning;
 
     fn snapshot_with(warnings: Vec<Warning>) -> Snapshot {
-        let mut snapshot = Snapshot::empty(SourceKind::Live, 0);
+        let mut snapshot = Snapshot::empty(SourceKind::Live, UnixMs(0));
         snapshot.meta.warnings = warnings;
         snapshot
     }

@@ -3,6 +3,7 @@
 use super::enums::{PhysState, PortState};
 use super::limits::ObjectLimits;
 use super::resource::ResourceType;
+use super::time::UnixMs;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -74,12 +75,12 @@ impl Usage {
 pub struct DumpStatus {
     /// Unix milliseconds of the object dumps the snapshot's objects come from;
     /// `None` when no object dump has completed for this device yet.
-    pub collected_at_ms: Option<u64>,
+    pub collected_at_ms: Option<UnixMs>,
     /// Per type: Unix milliseconds of its latest dump on this device. Each
     /// type is dumped on its own cadence (huge MR dumps do not hold back
     /// the QP dump), so these can differ; `collected_at_ms` is the oldest.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub types: std::collections::BTreeMap<ResourceType, u64>,
+    pub types: std::collections::BTreeMap<ResourceType, UnixMs>,
     /// Types whose dump failed, with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<(ResourceType, String)>,

@@ -5,6 +5,7 @@ use super::enums::StateCounts;
 use super::objects::Object;
 use super::owner::{OwnerKey, ProcessInfo, ProcessKey};
 use super::resource::TypeCounts;
+use super::time::UnixMs;
 use serde::{Deserialize, Serialize};
 
 /// Where a snapshot came from. Shown wherever data is shown, so simulated or
@@ -110,7 +111,7 @@ pub struct Meta {
     pub host: String,
     pub kernel: String,
     /// Unix milliseconds when collection of this snapshot started.
-    pub collected_at_ms: u64,
+    pub collected_at_ms: UnixMs,
     /// How long collecting this snapshot took, in microseconds.
     pub collect_us: u64,
     pub netns_mode: Option<NetnsMode>,
@@ -161,7 +162,7 @@ pub struct Snapshot {
 impl Meta {
     /// A snapshot's facts when nothing but its source and time is known yet: the one place a
     /// `Meta` is filled with blanks, so a new field is added here and not in every test.
-    pub fn new(source: SourceKind, collected_at_ms: u64) -> Meta {
+    pub fn new(source: SourceKind, collected_at_ms: UnixMs) -> Meta {
         Meta {
             source,
             host: String::new(),
@@ -177,7 +178,7 @@ impl Meta {
 
 impl Snapshot {
     /// A snapshot of nothing: no devices, owners or objects. Sources and tests fill in the rest.
-    pub fn empty(source: SourceKind, collected_at_ms: u64) -> Snapshot {
+    pub fn empty(source: SourceKind, collected_at_ms: UnixMs) -> Snapshot {
         Snapshot {
             meta: Meta::new(source, collected_at_ms),
             devices: Vec::new(),

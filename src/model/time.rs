@@ -51,11 +51,42 @@ impl UnixMs {
     pub fn minus(self, span: Millis) -> UnixMs {
         UnixMs(self.0.saturating_sub(span.0))
     }
+
+    /// This instant moved by `ms` (back when negative), saturating.
+    pub fn plus_signed(self, ms: i64) -> UnixMs {
+        UnixMs(self.0.saturating_add_signed(ms))
+    }
 }
 
 impl Millis {
+    pub const ZERO: Millis = Millis(0);
+
+    pub fn from_secs(secs: u64) -> Millis {
+        Millis(secs.saturating_mul(1000))
+    }
+
     pub fn as_u64(self) -> u64 {
         self.0
+    }
+
+    /// Whole seconds, rounded down.
+    pub fn as_secs(self) -> u64 {
+        self.0 / 1000
+    }
+
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+
+    /// This span times `num / den` (a playback speed), saturating; a zero
+    /// `den` counts as one.
+    pub fn scale(self, num: u64, den: u64) -> Millis {
+        Millis(self.0.saturating_mul(num) / den.max(1))
+    }
+
+    /// This span less `other`; zero if `other` is longer.
+    pub fn saturating_sub(self, other: Millis) -> Millis {
+        Millis(self.0.saturating_sub(other.0))
     }
 
     pub fn as_duration(self) -> Duration {
@@ -67,6 +98,12 @@ impl Millis {
 impl From<Duration> for Millis {
     fn from(d: Duration) -> Millis {
         Millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
     }
 }
 
@@ -96,6 +133,12 @@ mod tests {
         assert_eq!(UnixMs(25).since(UnixMs(10)), Millis(15));
         assert_eq!(UnixMs(u64::MAX).plus(Millis(1)), UnixMs(u64::MAX));
         assert_eq!(UnixMs(1).minus(Millis(5)), UnixMs(0));
+        assert_eq!(UnixMs(10).plus_signed(-25), UnixMs(0));
+        assert_eq!(UnixMs(10).plus_signed(5), UnixMs(15));
+        assert_eq!(Millis(1000).scale(4, 8), Millis(500));
+        assert_eq!(Millis(u64::MAX).scale(4, 1), Millis(u64::MAX));
+        assert_eq!(Millis(5).saturating_sub(Millis(9)), Millis::ZERO);
+        assert_eq!(Millis::from_secs(3).as_secs(), 3);
         assert_eq!(Millis::from(Duration::from_micros(2500)), Millis(2));
         assert_eq!(Millis(1500).as_duration(), Duration::from_millis(1500));
     }

@@ -1,8 +1,11 @@
 //! RFC 3339 timestamps in UTC from Unix time, for `--json` and the report
 //! header. Always UTC (`Z`) so output does not depend on the host's time zone.
 
+use crate::model::UnixMs;
+
 /// `2026-11-29T17:00:00.123Z` from Unix milliseconds.
-pub fn from_unix_ms(ms: u64) -> String {
+pub fn from_unix_ms(at: UnixMs) -> String {
+    let ms = at.as_u64();
     let (date, time) = civil(ms / 1000);
     format!("{date}T{time}.{:03}Z", ms % 1000)
 }
@@ -14,8 +17,8 @@ pub fn from_unix_secs(secs: u64) -> String {
 }
 
 /// `2026-11-29 17:00:00 UTC`: the same instant, easier to read in a report.
-pub fn readable_from_unix_ms(ms: u64) -> String {
-    let (date, time) = civil(ms / 1000);
+pub fn readable_from_unix_ms(at: UnixMs) -> String {
+    let (date, time) = civil(at.as_u64() / 1000);
     format!("{date} {time} UTC")
 }
 
@@ -54,14 +57,20 @@ mod tests {
 
     #[test]
     fn epoch() {
-        assert_eq!(from_unix_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(from_unix_ms(UnixMs(0)), "1970-01-01T00:00:00.000Z");
         assert_eq!(from_unix_secs(0), "1970-01-01T00:00:00Z");
     }
 
     #[test]
     fn milliseconds_are_zero_padded() {
-        assert_eq!(from_unix_ms(1_795_971_600_123), "2026-11-29T17:00:00.123Z");
-        assert_eq!(from_unix_ms(1_795_971_600_007), "2026-11-29T17:00:00.007Z");
+        assert_eq!(
+            from_unix_ms(UnixMs(1_795_971_600_123)),
+            "2026-11-29T17:00:00.123Z"
+        );
+        assert_eq!(
+            from_unix_ms(UnixMs(1_795_971_600_007)),
+            "2026-11-29T17:00:00.007Z"
+        );
     }
 
     #[test]
@@ -95,13 +104,13 @@ mod tests {
     #[test]
     fn readable_form() {
         assert_eq!(
-            readable_from_unix_ms(1_795_971_600_123),
+            readable_from_unix_ms(UnixMs(1_795_971_600_123)),
             "2026-11-29 17:00:00 UTC"
         );
     }
 
     #[test]
     fn far_future_does_not_panic() {
-        let _ = from_unix_ms(u64::MAX);
+        let _ = from_unix_ms(UnixMs(u64::MAX));
     }
 }

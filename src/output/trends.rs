@@ -7,7 +7,7 @@ use crate::model::consumers::{Consumer, consumers};
 use crate::model::error_qps::ErrorQp;
 use crate::model::filter::Filter;
 use crate::model::history::{Alert, ErrorAge, History, Insights, OwnerTrend};
-use crate::model::{OwnerKey, Snapshot};
+use crate::model::{Millis, OwnerKey, Snapshot, UnixMs};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -55,7 +55,7 @@ pub struct ErrorQpAgeView {
     pub start_time: Option<u64>,
     pub owner: String,
     pub first_seen: String,
-    pub first_seen_ms: u64,
+    pub first_seen_ms: UnixMs,
     pub age_s: f64,
     pub age_is_lower_bound: bool,
     pub previous_state: Option<String>,
@@ -100,8 +100,8 @@ pub fn trends_view(insights: &Insights, snapshot: &Snapshot, filter: &Filter) ->
     }
 }
 
-fn seconds(ms: u64) -> f64 {
-    ms as f64 / 1000.0
+fn seconds(span: Millis) -> f64 {
+    span.as_secs_f64()
 }
 
 fn error_qp_view(e: &ErrorQp, age: &ErrorAge) -> ErrorQpAgeView {
@@ -149,7 +149,7 @@ fn owner_view(c: &Consumer, trend: &OwnerTrend) -> OwnerTrendView {
                         rate_per_min: round2(tt.rate_per_min),
                         growth: tt.growth,
                         monotonicity: round2(tt.monotonicity),
-                        span_s: tt.span_ms as f64 / 1000.0,
+                        span_s: seconds(tt.span_ms),
                         leak_suspect: tt.leak_suspect,
                         explanation: tt.explanation.clone(),
                     },

@@ -8,6 +8,8 @@
 //! Integers are little-endian. A frame's CRC covers its first 14 bytes and its
 //! payload, so a torn or overwritten frame is recognised as such.
 
+use crate::model::UnixMs;
+
 /// The first eight bytes of every recording.
 pub const MAGIC: [u8; 8] = *b"RESTOPRC";
 
@@ -103,8 +105,8 @@ pub struct FrameHeader {
     pub kind: u8,
     pub flags: u8,
     pub payload_len: u32,
-    /// Unix ms: when the snapshot was collected, or when the session began.
-    pub time_ms: u64,
+    /// When the snapshot was collected, or when the session began.
+    pub time_ms: UnixMs,
     pub crc: u32,
 }
 
@@ -118,7 +120,7 @@ impl FrameHeader {
             kind: bytes[0],
             flags: bytes[1],
             payload_len: u32_at(2),
-            time_ms: u64::from_le_bytes(time),
+            time_ms: UnixMs(u64::from_le_bytes(time)),
             crc: u32_at(14),
         }
     }
@@ -128,7 +130,7 @@ impl FrameHeader {
         out[0] = self.kind;
         out[1] = self.flags;
         out[2..6].copy_from_slice(&self.payload_len.to_le_bytes());
-        out[6..14].copy_from_slice(&self.time_ms.to_le_bytes());
+        out[6..14].copy_from_slice(&self.time_ms.as_u64().to_le_bytes());
         out
     }
 
@@ -148,7 +150,7 @@ impl FrameHeader {
 
 /// One complete frame, ready to be written with a single `write`.
 /// `None` when the payload is too large to be a frame.
-pub fn encode_frame(kind: u8, flags: u8, time_ms: u64, payload: &[u8]) -> Option<Vec<u8>> {
+pub fn encode_frame(kind: u8, flags: u8, time_ms: UnixMs, payload: &[u8]) -> Option<Vec<u8>> {
     let payload_len = u32::try_from(payload.len())
         .ok()
         .filter(|len| *len <= MAX_PAYLOAD_LEN)?;
@@ -192,17 +194,20 @@ mod tests {
 
     #[test]
     fn frame_round_trip_and_crc_covers_header_and_payload() {
-        let frame = encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, 1234, b"hello").unwrap();
+        let frame = encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, UnixMs(1234), b"hello").unwrap();
         assert_eq!(frame.len(), FRAME_HEADER_LEN + 5);
         let head: [u8; FRAME_HEADER_LEN] = frame[..FRAME_HEADER_LEN].try_into().unwrap();
         let h = FrameHeader::parse(&head);
         assert_eq!(
             (h.kind, h.flags, h.payload_len, h.time_ms),
-            (KIND_SNAPSHOT, FLAG_DEFLATE, 5, 1234)
+            (KIND_SNAPSHOT, FLAG_DEFLATE, 5, UnixMs(1234))
         );
         assert_eq!(h.crc, h.expected_crc(b"hello"));
         assert_ne!(h.crc, h.expected_crc(b"hellp"));
-        let other_time = FrameHeader { time_ms: 1235, ..h };
+        let other_time = FrameHeader {
+            time_ms: UnixMs(1235),
+            ..h
+        };
         assert_ne!(h.crc, other_time.expected_crc(b"hello"));
     }
 

@@ -7,7 +7,7 @@ use super::format::{
     FLAG_DEFLATE, FLAG_KEYFRAME, FRAME_HEADER_LEN, FrameHeader, KIND_SESSION, KIND_SNAPSHOT,
     MAX_PAYLOAD_LEN,
 };
-use super::scan::ReadAt;
+use super::read_at::ReadAt;
 use std::io;
 
 /// What is at one offset of a recording.
@@ -122,12 +122,13 @@ pub fn next_intact_frame(bytes: &dyn ReadAt, from: u64, size: u64) -> io::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::UnixMs;
     use crate::record::format::encode_frame;
 
     #[test]
     fn the_next_frame_is_found_after_garbage() {
         let mut bytes = vec![0x55u8; 1000];
-        bytes.extend(encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, 3, b"abc").unwrap());
+        bytes.extend(encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, UnixMs(3), b"abc").unwrap());
         assert_eq!(
             next_intact_frame(&bytes, 0, bytes.len() as u64).unwrap(),
             Some(1000)
@@ -141,7 +142,7 @@ mod tests {
     #[test]
     fn a_frame_across_a_window_boundary_is_found() {
         let mut bytes = vec![0u8; WINDOW - 5];
-        bytes.extend(encode_frame(KIND_SESSION, 0, 3, b"{}").unwrap());
+        bytes.extend(encode_frame(KIND_SESSION, 0, UnixMs(3), b"{}").unwrap());
         assert_eq!(
             next_intact_frame(&bytes, 0, bytes.len() as u64).unwrap(),
             Some(WINDOW as u64 - 5)
@@ -150,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_header_without_its_payload_is_not_a_frame() {
-        let frame = encode_frame(KIND_SNAPSHOT, 0, 3, b"abcdef").unwrap();
+        let frame = encode_frame(KIND_SNAPSHOT, 0, UnixMs(3), b"abcdef").unwrap();
         let cut = frame[..frame.len() - 1].to_vec();
         assert_eq!(next_intact_frame(&cut, 0, cut.len() as u64).unwrap(), None);
     }

@@ -193,7 +193,7 @@ pub fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ProcessInfo, ProcessKey, SourceKind};
+    use crate::model::{ProcessInfo, ProcessKey, SourceKind, UnixMs};
     use std::io::Read;
 
     fn snapshot(at: u64, processes: usize) -> Snapshot {
@@ -202,7 +202,7 @@ mod tests {
                 source: SourceKind::Live,
                 host: "h".into(),
                 kernel: "k".into(),
-                collected_at_ms: at,
+                collected_at_ms: UnixMs(at),
                 collect_us: 1,
                 netns_mode: None,
                 hidden_fields: Vec::new(),
@@ -250,7 +250,7 @@ mod tests {
         );
         let (meta, _, decoded) =
             decode(&second.payload, second.flags, Some(parts.clone())).unwrap();
-        assert_eq!(meta.collected_at_ms, 2);
+        assert_eq!(meta.collected_at_ms, UnixMs(2));
         assert_eq!(decoded, parts);
         encoder.commit(second);
 

@@ -1,58 +1,19 @@
 //! Reading a recording's structure: its header, and where each complete,
-//! intact frame is. Payloads are checked (CRC) but not decoded here.
-//!
-//! Damage is told apart by what follows it. When no intact frame follows,
-//! it is a torn tail (restop stopped while writing): readers ignore it and
-//! the next `--record` cuts it off. When intact frames follow, it is
-//! corruption inside the file: readers skip to the next intact frame and say
-//! how much they skipped, and `--record` refuses the file.
+//! intact frame is. Payloads are checked (CRC) but not decoded here. The
+//! walk stops at damage and asks what follows it: intact frames make it a
+//! gap, nothing intact a torn tail (damage.rs says what each means).
 
+use super::damage::{Ending, Gap};
 use super::error::RecordError;
 use super::format::{
     FILE_HEADER_FIXED, FLAG_KEYFRAME, FORMAT_VERSION, FixedHeader, FrameHeader, KIND_SESSION,
     KIND_SNAPSHOT, MAGIC, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
 };
 use super::frame_check::{Damage, FrameAt, frame_at, next_intact_frame};
-use crate::model::SourceKind;
+use super::read_at::ReadAt;
+use crate::model::{Millis, SourceKind, UnixMs};
 use serde::{Deserialize, Serialize};
-use std::fs::File;
 use std::io;
-
-/// Random access to the bytes of a recording: a file, or bytes in memory (tests).
-pub trait ReadAt {
-    fn size(&self) -> io::Result<u64>;
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
-}
-
-impl ReadAt for File {
-    fn size(&self) -> io::Result<u64> {
-        Ok(self.metadata()?.len())
-    }
-
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
-    }
-}
-
-impl ReadAt for Vec<u8> {
-    fn size(&self) -> io::Result<u64> {
-        Ok(self.len() as u64)
-    }
-
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        match start
-            .checked_add(buf.len())
-            .and_then(|end| self.get(start..end))
-        {
-            Some(bytes) => {
-                buf.copy_from_slice(bytes);
-                Ok(())
-            }
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-}
 
 /// Written at the start of every recording session (each `--record` run).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,9 +21,9 @@ pub struct SessionInfo {
     pub restop_version: String,
     /// Where the session's snapshots came from (`live` or `demo`).
     pub source: SourceKind,
-    pub interval_ms: u64,
-    /// Wall clock when recording began (Unix ms).
-    pub started_at_ms: u64,
+    pub interval_ms: Millis,
+    /// Wall clock when recording began.
+    pub started_at_ms: UnixMs,
 }
 
 /// Where one snapshot frame is.
@@ -71,84 +32,10 @@ pub struct RecordEntry {
     pub offset: u64,
     pub payload_len: u32,
     pub flags: u8,
-    /// The snapshot's collection time (Unix ms).
-    pub time_ms: u64,
+    /// The snapshot's collection time.
+    pub time_ms: UnixMs,
     /// Index into `Scan::sessions`; `None` before any session frame.
     pub session: Option<usize>,
-}
-
-/// How the frames ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// At a frame boundary: the file is whole.
-    Clean,
-    /// A torn tail: the last bytes are not an intact frame and nothing
-    /// intact follows them (restop stopped while writing). Only this may be
-    /// cut off before appending.
-    Torn {
-        offset: u64,
-        bytes: u64,
-        reason: String,
-        /// Cut short, rather than intact in length but wrong.
-        incomplete: bool,
-    },
-}
-
-impl Ending {
-    /// What a reader should be told, if anything.
-    pub fn note(&self) -> Option<String> {
-        match self {
-            Ending::Clean => None,
-            Ending::Torn {
-                offset,
-                bytes,
-                incomplete: true,
-                ..
-            } => Some(format!(
-                "the last record (offset {offset}, {bytes} bytes) is incomplete and was ignored: \
-                 restop stopped while writing it"
-            )),
-            Ending::Torn {
-                offset,
-                bytes,
-                reason,
-                ..
-            } => Some(format!(
-                "the last record (offset {offset}, {bytes} bytes) is damaged ({reason}) and was \
-                 ignored: nothing intact follows it"
-            )),
-        }
-    }
-}
-
-/// Damage inside the file: intact frames follow it. Reading skips it;
-/// appending is refused (the file is never cut back over intact data).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Gap {
-    pub offset: u64,
-    /// Bytes skipped: from `offset` to the next intact frame.
-    pub bytes: u64,
-    pub reason: String,
-    /// Intact snapshot frames after the gap that were skipped as well: they
-    /// leave out parts that were in a lost frame, up to the next keyframe.
-    pub snapshots_skipped: usize,
-}
-
-impl Gap {
-    pub fn note(&self) -> String {
-        let next = self.offset + self.bytes;
-        let mut note = format!(
-            "record at offset {} is corrupt ({}): {} bytes skipped, reading resumed at offset {next}",
-            self.offset, self.reason, self.bytes
-        );
-        if self.snapshots_skipped > 0 {
-            note.push_str(&format!(
-                " ({} snapshots after it skipped too: they build on the lost record)",
-                self.snapshots_skipped
-            ));
-        }
-        note
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -370,10 +257,16 @@ mod tests {
         let info = SessionInfo {
             restop_version: "0.1.0".into(),
             source: SourceKind::Demo,
-            interval_ms: 1000,
-            started_at_ms: 5,
+            interval_ms: Millis(1000),
+            started_at_ms: UnixMs(5),
         };
-        encode_frame(KIND_SESSION, 0, 5, &serde_json::to_vec(&info).unwrap()).unwrap()
+        encode_frame(
+            KIND_SESSION,
+            0,
+            UnixMs(5),
+            &serde_json::to_vec(&info).unwrap(),
+        )
+        .unwrap()
     }
 
     fn file(frames: &[Vec<u8>]) -> Vec<u8> {
@@ -385,7 +278,7 @@ mod tests {
     }
 
     fn snap(time: u64, payload: &[u8]) -> Vec<u8> {
-        encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, time, payload).unwrap()
+        encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, UnixMs(time), payload).unwrap()
     }
 
     #[test]
@@ -395,7 +288,10 @@ mod tests {
         assert_eq!(s.ending, Ending::Clean);
         assert_eq!(s.sessions.len(), 1);
         assert_eq!(
-            s.records.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            s.records
+                .iter()
+                .map(|r| r.time_ms.as_u64())
+                .collect::<Vec<_>>(),
             [10, 20]
         );
         assert_eq!(s.records[0].session, Some(0));
@@ -404,7 +300,7 @@ mod tests {
 
     #[test]
     fn unknown_frame_kinds_are_skipped() {
-        let odd = encode_frame(77, 0, 0, b"later").unwrap();
+        let odd = encode_frame(77, 0, UnixMs(0), b"later").unwrap();
         let bytes = file(&[session_frame(), odd, snap(10, b"a")]);
         let s = scan(&bytes, "f").unwrap();
         assert_eq!(s.records.len(), 1);
@@ -432,7 +328,13 @@ mod tests {
     fn a_flipped_byte_in_the_middle_is_a_gap_and_the_frames_after_it_are_kept() {
         let first = file(&[session_frame(), snap(10, b"a")]);
         let bad_at = first.len();
-        let keyframe = encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE | FLAG_KEYFRAME, 40, b"k").unwrap();
+        let keyframe = encode_frame(
+            KIND_SNAPSHOT,
+            FLAG_DEFLATE | FLAG_KEYFRAME,
+            UnixMs(40),
+            b"k",
+        )
+        .unwrap();
         let mut bytes = file(&[
             session_frame(),
             snap(10, b"a"),
@@ -443,7 +345,10 @@ mod tests {
         bytes[bad_at + FRAME_HEADER_LEN] ^= 0xff;
         let s = scan(&bytes, "f").unwrap();
         assert_eq!(
-            s.records.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            s.records
+                .iter()
+                .map(|r| r.time_ms.as_u64())
+                .collect::<Vec<_>>(),
             [10, 40]
         );
         assert_eq!(s.gaps.len(), 1);

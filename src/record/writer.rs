@@ -14,8 +14,9 @@
 use super::error::RecordError;
 use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
 use super::payload::PayloadEncoder;
-use super::scan::{ReadAt, SessionInfo, scan};
-use crate::model::{DetailScope, Snapshot, SourceKind, Warning, WarningKind};
+use super::read_at::ReadAt;
+use super::scan::{SessionInfo, scan};
+use crate::model::{DetailScope, Millis, Snapshot, SourceKind, Warning, WarningKind};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
@@ -138,11 +139,11 @@ impl RecordWriter {
     }
 
     fn write_session(&mut self, source: SourceKind, interval: Duration) -> Result<(), RecordError> {
-        let now_ms = crate::model::time::now().as_u64();
+        let now_ms = crate::model::time::now();
         let info = SessionInfo {
             restop_version: env!("CARGO_PKG_VERSION").to_string(),
             source,
-            interval_ms: u64::try_from(interval.as_millis()).unwrap_or(u64::MAX),
+            interval_ms: Millis::from(interval),
             started_at_ms: now_ms,
         };
         let payload = serde_json::to_vec(&info).map_err(|e| RecordError::Encode {

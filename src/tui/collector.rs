@@ -106,7 +106,7 @@ mod tests {
                     source: SourceKind::Demo,
                     host: "h".into(),
                     kernel: "k".into(),
-                    collected_at_ms: 0,
+                    collected_at_ms: crate::model::UnixMs(0),
                     collect_us: 0,
                     netns_mode: None,
                     hidden_fields: Vec::new(),

@@ -32,8 +32,8 @@ pub fn has_terminal() -> bool {
     std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
-fn now_ms() -> u64 {
-    crate::model::time::now().as_u64()
+fn now_ms() -> crate::model::UnixMs {
+    crate::model::time::now()
 }
 
 /// Runs the interactive UI on the controlling terminal until the user quits
@@ -124,7 +124,7 @@ fn event_loop(
             .replay
             .as_ref()
             .and_then(|r| r.wait_ms(now_ms()))
-            .map_or(TICK, |ms| TICK.min(Duration::from_millis(ms)));
+            .map_or(TICK, |ms| TICK.min(ms.as_duration()));
         if terminal::panicked() {
             return Err(panic_ended());
         }

@@ -32,7 +32,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         extra.push(Span::styled(format!(" filter: {text}"), theme.warning()));
     }
     if let Some(baseline) = ctx.history.baseline() {
-        let ago = ctx.insights.at_ms.saturating_sub(baseline.at_ms);
+        let ago = ctx.insights.at_ms.since(baseline.at_ms);
         extra.push(Span::styled(
             format!(
                 " change since baseline {} ago (b clears)",

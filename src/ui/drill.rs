@@ -9,7 +9,7 @@ use crate::app::drill::{DetailState, DrillView, tab_label};
 use crate::app::layout::{drill_layout, tab_spans};
 use crate::model::history::span_text;
 use crate::model::limits::process_shares;
-use crate::model::{QpState, ResourceType};
+use crate::model::{Millis, QpState, ResourceType};
 use crate::units::{bytes, count, percent};
 use ratatui::Frame;
 use ratatui::text::Span;
@@ -162,9 +162,14 @@ fn trend_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
     let Some(trend) = ctx.insights.owner(&view.owner) else {
         return vec![Span::styled("trend: no history yet", theme.dim())];
     };
-    let span = trend.types.values().map(|t| t.span_ms).max().unwrap_or(0);
+    let span = trend
+        .types
+        .values()
+        .map(|t| t.span_ms)
+        .max()
+        .unwrap_or_default();
     let needed = ctx.insights.min_span_ms;
-    if span == 0 {
+    if span == Millis::ZERO {
         return vec![Span::styled(
             format!(
                 "trend: one snapshot so far (a leak verdict needs {} of history)",

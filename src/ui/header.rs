@@ -75,7 +75,7 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Span<'a>> {
             format!("at {}", readable_from_unix_ms(m.collected_at_ms))
         } else {
             // Whole seconds: a sub-second age would change on every redraw.
-            let age_s = app.now_ms.saturating_sub(m.collected_at_ms) / 1_000;
+            let age_s = app.now_ms.since(m.collected_at_ms).as_secs();
             if age_s == 0 {
                 "just now".to_string()
             } else {
@@ -179,7 +179,7 @@ fn stale_dumps(s: &crate::model::Snapshot) -> Option<String> {
                 .iter()
                 .filter_map(|d| d.objects.types.get(&t))
                 .min()?;
-            let age = now.saturating_sub(*oldest) / 1000;
+            let age = now.since(*oldest).as_secs();
             (age >= 2).then(|| format!("{} {age} s", t.name()))
         })
         .collect();
@@ -189,22 +189,25 @@ fn stale_dumps(s: &crate::model::Snapshot) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Device, Meta, ResourceType, Snapshot, SourceKind};
+    use crate::model::{Device, Meta, ResourceType, Snapshot, SourceKind, UnixMs};
 
     #[test]
     fn stale_dumps_name_the_types_held_back() {
         let mut d = Device::new(0, "mlx5_0");
-        d.objects.types.insert(ResourceType::Qp, 99_000);
-        d.objects.types.insert(ResourceType::Mr, 5_000);
+        d.objects.types.insert(ResourceType::Qp, UnixMs(99_000));
+        d.objects.types.insert(ResourceType::Mr, UnixMs(5_000));
         let mut s = Snapshot {
-            meta: Meta::new(SourceKind::Live, 100_000),
+            meta: Meta::new(SourceKind::Live, UnixMs(100_000)),
             devices: vec![d],
             processes: Vec::new(),
             tallies: Vec::new(),
             objects: Vec::new(),
         };
         assert_eq!(stale_dumps(&s).as_deref(), Some("dumps: mr 95 s old"));
-        s.devices[0].objects.types.insert(ResourceType::Mr, 99_500);
+        s.devices[0]
+            .objects
+            .types
+            .insert(ResourceType::Mr, UnixMs(99_500));
         assert_eq!(stale_dumps(&s), None);
     }
 }

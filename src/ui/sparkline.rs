@@ -1,6 +1,7 @@
 //! Sparklines and the short texts of the history views: ages and signed
 //! changes since the baseline.
 
+use crate::model::Millis;
 use crate::units::{bytes, duration};
 use std::time::Duration;
 
@@ -37,8 +38,8 @@ pub fn sparkline(values: &[u64], width: usize) -> String {
 
 /// An age in whole seconds: `0 s`, `45 s`, `2m 05s`, `1h 03m`; `≥` when it
 /// is a lower bound (already so when restop started).
-pub fn age_text(ms: u64, lower_bound: bool) -> String {
-    let secs = ms / 1000;
+pub fn age_text(age: Millis, lower_bound: bool) -> String {
+    let secs = age.as_secs();
     let text = if secs == 0 {
         "0 s".to_string()
     } else {
@@ -86,9 +87,9 @@ mod tests {
 
     #[test]
     fn texts() {
-        assert_eq!(age_text(999, false), "0 s");
-        assert_eq!(age_text(45_300, false), "45 s");
-        assert_eq!(age_text(125_000, true), "≥2m 05s");
+        assert_eq!(age_text(Millis(999), false), "0 s");
+        assert_eq!(age_text(Millis(45_300), false), "45 s");
+        assert_eq!(age_text(Millis(125_000), true), "≥2m 05s");
         assert_eq!(signed(12), "+12");
         assert_eq!(signed(-3), "-3");
         assert_eq!(signed(0), "0");

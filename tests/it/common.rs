@@ -37,7 +37,7 @@ const MIB: u64 = 1 << 20;
 
 pub fn fixture() -> Snapshot {
     let _ = MrKeys { rkey: 0, lkey: 0 };
-    let mut meta = Meta::new(SourceKind::Live, 1_795_971_600_123);
+    let mut meta = Meta::new(SourceKind::Live, restop::model::UnixMs(1_795_971_600_123));
     meta.host = "node1".into();
     meta.kernel = "6.1.0-57-amd64".into();
     meta.collect_us = 12_500;
@@ -108,7 +108,7 @@ fn mlx5_0() -> Device {
         (Srq, 2, Some(8_388_608)),
     ]);
     d.objects = DumpStatus {
-        collected_at_ms: Some(1_795_971_600_123),
+        collected_at_ms: Some(restop::model::UnixMs(1_795_971_600_123)),
         ..DumpStatus::default()
     };
     d
@@ -137,7 +137,7 @@ fn mlx5_1_vf() -> Device {
         (Srq, 0, Some(8_388_608)),
     ]);
     d.objects = DumpStatus {
-        collected_at_ms: Some(1_795_971_600_123),
+        collected_at_ms: Some(restop::model::UnixMs(1_795_971_600_123)),
         ..DumpStatus::default()
     };
     d
@@ -160,7 +160,7 @@ fn rxe0() -> Device {
         (Ctx, 2, None),
     ]);
     d.objects = DumpStatus {
-        collected_at_ms: Some(1_795_971_597_000),
+        collected_at_ms: Some(restop::model::UnixMs(1_795_971_597_000)),
         errors: vec![(Srq, "Operation not supported (os error 95)".into())],
         ..DumpStatus::default()
     };

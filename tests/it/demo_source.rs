@@ -35,7 +35,7 @@ fn at_second(s: u64) -> &'static Snapshot {
 }
 
 fn seconds(snapshot: &Snapshot) -> u64 {
-    (snapshot.meta.collected_at_ms - EPOCH_MS) / 1000
+    (snapshot.meta.collected_at_ms.as_u64() - EPOCH_MS) / 1000
 }
 
 /// The process shown under `name` (its display name, as in the consumers table).
@@ -112,6 +112,7 @@ fn the_clock_starts_at_the_epoch_and_moves_by_the_step() {
                 .unwrap()
                 .meta
                 .collected_at_ms
+                .as_u64()
         })
         .collect();
     assert_eq!(
@@ -124,7 +125,10 @@ fn the_clock_starts_at_the_epoch_and_moves_by_the_step() {
         ]
     );
     let d = &at_second(3).devices[0];
-    assert_eq!(d.objects.collected_at_ms, Some(EPOCH_MS + 3_000));
+    assert_eq!(
+        d.objects.collected_at_ms,
+        Some(restop::model::UnixMs(EPOCH_MS + 3_000))
+    );
     assert!(at_second(3).meta.collect_us > 1_000);
 }
 

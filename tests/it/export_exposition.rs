@@ -30,7 +30,10 @@ fn health_after(snapshot: &Snapshot) -> Health {
     health.record_success(
         snapshot,
         Duration::from_micros(36_706),
-        restop::model::UnixMs(snapshot.meta.collected_at_ms + 37),
+        snapshot
+            .meta
+            .collected_at_ms
+            .plus(restop::model::Millis(37)),
     );
     health
 }
@@ -305,7 +308,7 @@ fn per_owner_series_are_bounded_and_add_up_to_every_owner() {
 
 /// A host with thousands of processes, one with a hostile name.
 fn crowded_snapshot(processes: u32) -> Snapshot {
-    let mut snapshot = Snapshot::empty(SourceKind::Live, 0);
+    let mut snapshot = Snapshot::empty(SourceKind::Live, restop::model::UnixMs(0));
     snapshot.meta.host = "h".into();
     snapshot.meta.kernel = "k".into();
     snapshot.devices = vec![restop::model::Device::new(0, "mlx5_0")];

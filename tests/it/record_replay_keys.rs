@@ -10,8 +10,10 @@ use restop::app::{App, AppConfig, Command, Event};
 use restop::model::{DetailScope, SourceKind};
 
 /// Ten minutes recorded every 2 s (300 snapshots), starting at the fixture's time.
-fn times() -> Vec<u64> {
-    (0..300).map(|i| COLLECTED_AT_MS + i * 2_000).collect()
+fn times() -> Vec<restop::model::UnixMs> {
+    (0..300)
+        .map(|i| COLLECTED_AT_MS.plus(restop::model::Millis(i * 2_000)))
+        .collect()
 }
 
 fn shows(commands: &[Command]) -> Vec<usize> {
@@ -34,7 +36,7 @@ fn replay_app() -> App {
         [0],
         "the first snapshot is asked for at once"
     );
-    app.update(Event::Tick(0));
+    app.update(Event::Tick(restop::model::UnixMs(0)));
     let details = DetailScope::ErrorsOnly;
     app.update(snapshot_event(fixture(&details), details));
     app
@@ -54,9 +56,15 @@ fn header(app: &App) -> String {
 #[test]
 fn plays_at_the_recorded_pace_through_ticks() {
     let mut app = replay_app();
-    assert!(shows(&app.update(Event::Tick(1_999))).is_empty());
-    assert_eq!(shows(&app.update(Event::Tick(2_000))), [1]);
-    assert_eq!(shows(&app.update(Event::Tick(6_100))), [3]);
+    assert!(shows(&app.update(Event::Tick(restop::model::UnixMs(1_999)))).is_empty());
+    assert_eq!(
+        shows(&app.update(Event::Tick(restop::model::UnixMs(2_000)))),
+        [1]
+    );
+    assert_eq!(
+        shows(&app.update(Event::Tick(restop::model::UnixMs(6_100)))),
+        [3]
+    );
     assert_eq!(position(&app), 3);
 }
 
@@ -66,10 +74,16 @@ fn space_pauses_instead_of_freezing() {
     app.update(ch(' '));
     assert!(!app.frozen);
     assert!(!app.replay.as_ref().unwrap().playing());
-    assert!(shows(&app.update(Event::Tick(60_000))).is_empty(), "paused");
+    assert!(
+        shows(&app.update(Event::Tick(restop::model::UnixMs(60_000)))).is_empty(),
+        "paused"
+    );
     app.update(ch(' '));
     assert!(app.replay.as_ref().unwrap().playing());
-    assert_eq!(shows(&app.update(Event::Tick(62_000))), [1]);
+    assert_eq!(
+        shows(&app.update(Event::Tick(restop::model::UnixMs(62_000)))),
+        [1]
+    );
 }
 
 #[test]
@@ -93,7 +107,7 @@ fn brackets_change_the_speed() {
     app.update(ch(']'));
     assert_eq!(app.replay.as_ref().unwrap().speed_label(), "4×");
     assert_eq!(
-        shows(&app.update(Event::Tick(500))),
+        shows(&app.update(Event::Tick(restop::model::UnixMs(500)))),
         [1],
         "2 s in half a second"
     );

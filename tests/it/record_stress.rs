@@ -245,7 +245,15 @@ fn deflate(text: &[u8]) -> Vec<u8> {
 fn one_frame_file(payload: &[u8]) -> Vec<u8> {
     let s = sample();
     let mut bytes = s.bytes[..s.starts[0] as usize].to_vec();
-    bytes.extend(encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE | FLAG_KEYFRAME, 1, payload).unwrap());
+    bytes.extend(
+        encode_frame(
+            KIND_SNAPSHOT,
+            FLAG_DEFLATE | FLAG_KEYFRAME,
+            restop::model::UnixMs(1),
+            payload,
+        )
+        .unwrap(),
+    );
     bytes
 }
 

@@ -49,7 +49,7 @@ fn seconds_until_leak_flagged(step: Duration) -> u64 {
             let mr = trend.get(ResourceType::Mr).is_some_and(|t| t.leak_suspect);
             let qp = trend.get(ResourceType::Qp).is_some_and(|t| t.leak_suspect);
             if mr && qp {
-                return history.covered_ms() / 1000;
+                return history.covered_ms().as_secs();
             }
         }
     }
@@ -139,7 +139,7 @@ fn demo_error_qps_get_ages_that_grow_and_their_previous_state() {
     assert!(at <= 20, "first ERR seen at {at} s");
     assert_eq!(err.previous_state, Some(QpState::Rts));
     assert!(!err.age_is_lower_bound);
-    assert_eq!(err.age_ms, 0, "just broke");
+    assert_eq!(err.age_ms, restop::model::Millis(0), "just broke");
 
     // The same QP a few ticks later is older, with the same first sighting.
     let mut source = DemoSource::new(1, Duration::from_secs(1));
@@ -157,7 +157,11 @@ fn demo_error_qps_get_ages_that_grow_and_their_previous_state() {
     }
     assert!(ages_seen.len() >= 5, "{ages_seen:?}");
     assert!(ages_seen.iter().all(|(f, _)| *f == err.first_seen_ms));
-    assert!(ages_seen.windows(2).all(|w| w[1].1 == w[0].1 + 1000));
+    assert!(
+        ages_seen
+            .windows(2)
+            .all(|w| w[1].1 == restop::model::Millis(w[0].1.as_u64() + 1000))
+    );
 }
 
 #[test]
@@ -174,7 +178,7 @@ fn demo_error_qps_linger_past_a_short_threshold() {
             .iter()
             .any(|a| a.kind == AlertKind::ErrorQpLingering)
         {
-            flagged_at = Some(history.covered_ms() / 1000);
+            flagged_at = Some(history.covered_ms().as_secs());
             break;
         }
     }

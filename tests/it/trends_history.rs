@@ -5,8 +5,8 @@
 use restop::model::filter::Filter;
 use restop::model::history::{AlertKind, History, HistoryConfig};
 use restop::model::{
-    Device, DumpStatus, Object, OwnerKey, ProcessInfo, ProcessKey, Qp, QpState, QpType,
-    ReportedOwner, ResourceType, Snapshot, SourceKind, Tally,
+    Device, DumpStatus, Millis, Object, OwnerKey, ProcessInfo, ProcessKey, Qp, QpState, QpType,
+    ReportedOwner, ResourceType, Snapshot, SourceKind, Tally, UnixMs,
 };
 use std::time::Duration;
 
@@ -107,14 +107,14 @@ impl Host {
                     errors.push((ResourceType::Qp, "timed out".to_string()));
                 }
                 d.objects = DumpStatus {
-                    collected_at_ms: Some(self.t_ms),
+                    collected_at_ms: Some(UnixMs(self.t_ms)),
                     errors,
                     ..DumpStatus::default()
                 };
                 d
             })
             .collect();
-        let mut snapshot = Snapshot::empty(SourceKind::Replay, self.t_ms);
+        let mut snapshot = Snapshot::empty(SourceKind::Replay, UnixMs(self.t_ms));
         snapshot.meta.host = "h".into();
         snapshot.meta.kernel = "k".into();
         Snapshot {
@@ -312,7 +312,7 @@ fn a_reused_pid_is_a_new_owner_with_no_inherited_history() {
     let qp = t.get(ResourceType::Qp).unwrap();
     assert_eq!(qp.growth, 0, "{qp:?}");
     assert!(!qp.leak_suspect);
-    assert_eq!(qp.span_ms, 59_000);
+    assert_eq!(qp.span_ms, Millis(59_000));
     let old_trend = h.owner_trend(&old).unwrap();
     assert_eq!(old_trend.get(ResourceType::Qp).unwrap().current, 0);
 }
@@ -338,8 +338,8 @@ fn an_err_qp_ages_across_ticks_and_keeps_its_previous_state() {
         assert_eq!(ages[0].lqpn, 17);
         assert_eq!(ages[0].device, "mlx5_0");
         assert_eq!(ages[0].owner, a);
-        assert_eq!(ages[0].first_seen_ms, T0 + 2000);
-        assert_eq!(ages[0].age_ms, (s - 2) * 1000);
+        assert_eq!(ages[0].first_seen_ms, UnixMs(T0 + 2000));
+        assert_eq!(ages[0].age_ms, Millis((s - 2) * 1000));
         assert_eq!(ages[0].previous_state, Some(QpState::Rts));
         assert!(!ages[0].age_is_lower_bound);
     }
@@ -361,14 +361,17 @@ fn sqe_then_err_is_a_new_episode_and_destroyed_qps_are_forgotten() {
     h.push(&tick(0, Some(QpState::Sqe)));
     h.push(&tick(3, Some(QpState::Sqe)));
     let ages = h.error_qp_ages();
-    assert_eq!((ages[0].state, ages[0].age_ms), (QpState::Sqe, 3000));
+    assert_eq!(
+        (ages[0].state, ages[0].age_ms),
+        (QpState::Sqe, Millis(3000))
+    );
     assert!(ages[0].age_is_lower_bound);
     assert_eq!(ages[0].previous_state, None);
 
     h.push(&tick(5, Some(QpState::Err)));
     let ages = h.error_qp_ages();
     assert_eq!(ages[0].state, QpState::Err);
-    assert_eq!(ages[0].age_ms, 0);
+    assert_eq!(ages[0].age_ms, Millis(0));
     assert_eq!(ages[0].previous_state, Some(QpState::Sqe));
     assert!(!ages[0].age_is_lower_bound);
 
@@ -377,7 +380,7 @@ fn sqe_then_err_is_a_new_episode_and_destroyed_qps_are_forgotten() {
     assert!(h.error_qp_ages().is_empty());
     h.push(&tick(7, Some(QpState::Err)));
     let ages = h.error_qp_ages();
-    assert_eq!((ages[0].age_ms, ages[0].previous_state), (0, None));
+    assert_eq!((ages[0].age_ms, ages[0].previous_state), (Millis(0), None));
 }
 
 #[test]
@@ -393,7 +396,7 @@ fn a_failed_qp_dump_does_not_end_an_episode() {
     h.push(&Host::at(2).qp_dump_failed(1).snapshot());
     let ages = h.error_qp_ages();
     assert_eq!(ages.len(), 1);
-    assert_eq!(ages[0].age_ms, 2000);
+    assert_eq!(ages[0].age_ms, Millis(2000));
 }
 
 #[test]
@@ -415,7 +418,7 @@ fn a_qp_is_told_apart_by_owner_start_time() {
     );
     let ages = h.error_qp_ages();
     assert_eq!(ages.len(), 1);
-    assert_eq!((ages[0].owner.clone(), ages[0].age_ms), (new, 0));
+    assert_eq!((ages[0].owner.clone(), ages[0].age_ms), (new, Millis(0)));
 }
 
 #[test]
@@ -479,7 +482,7 @@ fn baseline_deltas_per_owner_and_device() {
 
     // Under a device filter only that device counts.
     let baseline = h.baseline().unwrap();
-    assert_eq!(baseline.at_ms, T0);
+    assert_eq!(baseline.at_ms, UnixMs(T0));
     let only_1 = Filter {
         device: Some("mlx5_1".into()),
         ..Filter::default()
@@ -505,7 +508,7 @@ fn time_going_back_starts_afresh_but_keeps_the_baseline() {
             .holds(&owner(7), 0, ResourceType::Mr, 3)
             .snapshot(),
     );
-    assert_eq!(h.covered_ms(), 0);
+    assert_eq!(h.covered_ms(), Millis(0));
     assert!(h.baseline().is_some());
     assert_eq!(
         h.owner_trend(&owner(7))
@@ -513,7 +516,7 @@ fn time_going_back_starts_afresh_but_keeps_the_baseline() {
             .get(ResourceType::Mr)
             .unwrap()
             .span_ms,
-        0
+        Millis(0)
     );
 }
 
@@ -527,7 +530,7 @@ fn counts_dumped_after_the_collection_started_belong_to_that_snapshot() {
             .holds(&o, 0, ResourceType::Qp, 10 + s)
             .snapshot();
         for d in &mut snapshot.devices {
-            d.objects.collected_at_ms = Some(snapshot.meta.collected_at_ms + 300);
+            d.objects.collected_at_ms = Some(snapshot.meta.collected_at_ms.plus(Millis(300)));
         }
         h.push(&snapshot);
         let qp = h
@@ -541,7 +544,7 @@ fn counts_dumped_after_the_collection_started_belong_to_that_snapshot() {
             10 + s,
             "the trend ends with this snapshot's count"
         );
-        assert_eq!(qp.span_ms, s * 1000);
+        assert_eq!(qp.span_ms, Millis(s * 1000));
     }
 }
 
@@ -594,7 +597,10 @@ fn insights_age_an_err_qp_as_of_the_snapshot_they_are_asked_about() {
 
     let now = h.insights(&tick(30, QpState::Err), &Filter::default());
     let age = now.error_qps[0].age.unwrap();
-    assert_eq!((age.ms, age.first_seen_ms), (10_000, T0 + 20_000));
+    assert_eq!(
+        (age.ms, age.first_seen_ms),
+        (Millis(10_000), UnixMs(T0 + 20_000))
+    );
     assert_eq!(age.previous, Some(QpState::Rts));
     assert!(!age.lower_bound && !age.lingering);
 
@@ -608,7 +614,7 @@ fn insights_age_an_err_qp_as_of_the_snapshot_they_are_asked_about() {
             .age
             .unwrap()
             .ms,
-        0
+        Millis(0)
     );
 }
 
@@ -665,5 +671,5 @@ fn insights_carry_episodes_a_failed_dump_left_out() {
     let insights = h.insights(&failed, &Filter::default());
     assert!(insights.error_qps.is_empty());
     assert_eq!(insights.unlisted_error_qps.len(), 1);
-    assert_eq!(insights.unlisted_error_qps[0].age_ms, 2000);
+    assert_eq!(insights.unlisted_error_qps[0].age_ms, Millis(2000));
 }

@@ -25,7 +25,10 @@ fn screen(app: &App, w: u16, h: u16) -> String {
 /// The fixture, `seconds` later, with pid 100 holding `extra` more MRs.
 fn fixture_later(seconds: u64, extra: u64) -> Snapshot {
     let mut s = fixture(&DetailScope::ErrorsOnly);
-    s.meta.collected_at_ms += seconds * 1000;
+    s.meta.collected_at_ms = s
+        .meta
+        .collected_at_ms
+        .plus(restop::model::Millis::from_secs(seconds));
     for d in &mut s.devices {
         d.objects.collected_at_ms = Some(s.meta.collected_at_ms);
     }
@@ -37,7 +40,10 @@ fn fixture_later(seconds: u64, extra: u64) -> Snapshot {
 }
 
 fn feed(app: &mut App, snapshot: Snapshot) {
-    let now = snapshot.meta.collected_at_ms + 3_000;
+    let now = snapshot
+        .meta
+        .collected_at_ms
+        .plus(restop::model::Millis(3_000));
     app.update(snapshot_event(snapshot, DetailScope::ErrorsOnly));
     app.update(Event::Tick(now));
 }
@@ -68,7 +74,10 @@ impl Demo {
                 force_objects: true,
             })
             .unwrap();
-        let now = snapshot.meta.collected_at_ms + 3_000;
+        let now = snapshot
+            .meta
+            .collected_at_ms
+            .plus(restop::model::Millis(3_000));
         app.update(snapshot_event(snapshot, details));
         app.update(Event::Tick(now));
     }
@@ -123,7 +132,7 @@ fn freeze_keeps_the_baseline_deltas_of_the_frozen_snapshot() {
     assert_eq!(delta_mr(&app, 100), Some(0), "still the frozen snapshot");
     assert_eq!(
         app.history.latest_ms(),
-        Some(COLLECTED_AT_MS + 10_000),
+        Some(COLLECTED_AT_MS.plus(restop::model::Millis(10_000))),
         "the history took it in"
     );
     app.update(ch(' '));
@@ -183,9 +192,13 @@ fn error_qp_ages_grow_across_ticks() {
         } => (*ms, *lower_bound),
         other => panic!("{other:?}"),
     };
-    assert_eq!(age(&app), (Some(0), true), "already in ERR at the start");
+    assert_eq!(
+        age(&app),
+        (Some(restop::model::Millis(0)), true),
+        "already in ERR at the start"
+    );
     feed(&mut app, fixture_later(30, 0));
-    assert_eq!(age(&app), (Some(30_000), true));
+    assert_eq!(age(&app), (Some(restop::model::Millis(30_000)), true));
     feed(&mut app, fixture_later(61, 0));
     match &error_pane(&app).rows[0].cells[6] {
         Cell::Age { lingering, .. } => assert!(lingering),

@@ -13,8 +13,8 @@ use restop::model::{
 };
 
 /// Unix ms of the fixture's collection, and the "now" the tests use.
-pub const COLLECTED_AT_MS: u64 = 1_767_225_600_000;
-pub const NOW_MS: u64 = COLLECTED_AT_MS + 3_000;
+pub const COLLECTED_AT_MS: restop::model::UnixMs = restop::model::UnixMs(1_767_225_600_000);
+pub const NOW_MS: restop::model::UnixMs = restop::model::UnixMs(COLLECTED_AT_MS.0 + 3_000);
 
 pub fn process_key(pid: u32) -> ProcessKey {
     ProcessKey {

@@ -48,7 +48,10 @@ impl Demo {
     /// Feeds one collection made the way the app last asked.
     fn feed(&mut self, app: &mut App, details: DetailScope) -> Vec<Command> {
         let snapshot = self.collect(&details);
-        let now = snapshot.meta.collected_at_ms + 3_000;
+        let now = snapshot
+            .meta
+            .collected_at_ms
+            .plus(restop::model::Millis(3_000));
         let mut commands = app.update(snapshot_event(snapshot, details));
         commands.extend(app.update(Event::Tick(now)));
         commands

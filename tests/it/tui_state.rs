@@ -261,7 +261,10 @@ fn freeze_keeps_the_view_while_snapshots_keep_arriving() {
     assert!(app.frozen);
     let mut newer = fixture(&DetailScope::ErrorsOnly);
     newer.tallies[1].counts.add(ResourceType::Qp, 50);
-    newer.meta.collected_at_ms += 2_000;
+    newer.meta.collected_at_ms = newer
+        .meta
+        .collected_at_ms
+        .plus(restop::model::Millis(2_000));
     app.update(snapshot_event(newer, DetailScope::ErrorsOnly));
     assert_eq!(app.newer_while_frozen, 1);
     assert_eq!(names(&app)[0], "train.py", "the frozen view is unchanged");

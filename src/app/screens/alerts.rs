@@ -2,10 +2,9 @@
 //! lingering in ERR/SQE and objects left behind by exited processes; Enter
 //! opens the objects an alert is about.
 
-use super::drill::DrillView;
-use super::table::{click_table, move_table, settle_table, wheel_table};
-use super::{Ctx, Pane, page_of};
-use crate::app::layout::{contains, errors_layout};
+use super::Ctx;
+use super::table::TableScreen;
+use crate::app::layout::errors_layout;
 use crate::app::object_table::ObjectTable;
 use crate::app::trends_view::{ALERT_AGE_COLUMN, alert_columns, alert_rows};
 use crate::model::consumers::SortDirection;
@@ -15,7 +14,6 @@ use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
-use std::any::Any;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlertsScreen {
@@ -30,13 +28,15 @@ impl Default for AlertsScreen {
     }
 }
 
-impl AlertsScreen {
-    pub const ID: &'static str = "alerts";
-}
+impl TableScreen for AlertsScreen {
+    const ID: &'static str = "alerts";
 
-impl Pane for AlertsScreen {
-    fn id(&self) -> &'static str {
-        Self::ID
+    fn table(&self) -> &ObjectTable {
+        &self.table
+    }
+
+    fn table_mut(&mut self) -> &mut ObjectTable {
+        &mut self.table
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
@@ -46,41 +46,6 @@ impl Pane for AlertsScreen {
             &ctx.insights.alerts,
             ctx.insights.at_ms,
         ));
-    }
-
-    fn settle(&mut self, ctx: &Ctx) {
-        settle_table(&mut self.table, &errors_layout(ctx.body));
-    }
-
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(errors_layout(ctx.body).rows.height)
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        move_table(&mut self.table, delta);
-    }
-
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
-        let owner = self.table.selected()?.owner.clone()?;
-        Some(Box::new(DrillView::new(owner, ctx.filter)))
-    }
-
-    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
-        self.table.next_sort_column(step);
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.table.reverse();
-    }
-
-    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        wheel_table(&mut self.table, &errors_layout(ctx.body), delta);
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if contains(ctx.body, x, y) {
-            click_table(&mut self.table, &errors_layout(ctx.body), x, y);
-        }
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
@@ -108,18 +73,5 @@ impl Pane for AlertsScreen {
             "nothing to report"
         };
         object_table::draw(buf, &pane, &self.table, empty, theme);
-    }
-
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("s", " sort "),
-            ("r", " reverse "),
-        ]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

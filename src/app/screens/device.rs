@@ -1,10 +1,9 @@
 //! The device view (Enter on a device row): the device's ports and limits,
 //! and every owner's objects on this device alone; Enter opens an owner.
 
-use super::drill::DrillView;
-use super::table::{click_table, move_table, settle_table, wheel_table};
-use super::{Ctx, Pane, page_of};
-use crate::app::layout::{TablePane, contains};
+use super::Ctx;
+use super::table::TableScreen;
+use crate::app::layout::TablePane;
 use crate::app::object_table::{Cell, Column, ObjectTable, Row};
 use crate::model::consumers::{SortDirection, consumers};
 use crate::model::filter::Filter;
@@ -16,7 +15,6 @@ use crate::units::{count, percent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
-use std::any::Any;
 
 /// Lines above the table: ports, then limits.
 const INFO_LINES: u16 = 2;
@@ -66,9 +64,19 @@ impl DeviceScreen {
     }
 }
 
-impl Pane for DeviceScreen {
-    fn id(&self) -> &'static str {
-        "device"
+impl TableScreen for DeviceScreen {
+    const ID: &'static str = "device";
+
+    fn table(&self) -> &ObjectTable {
+        &self.table
+    }
+
+    fn table_mut(&mut self) -> &mut ObjectTable {
+        &mut self.table
+    }
+
+    fn table_pane(&self, body: Rect) -> TablePane {
+        Self::pane(body)
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
@@ -111,41 +119,6 @@ impl Pane for DeviceScreen {
             .count();
     }
 
-    fn settle(&mut self, ctx: &Ctx) {
-        settle_table(&mut self.table, &Self::pane(ctx.body));
-    }
-
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(Self::pane(ctx.body).rows.height)
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        move_table(&mut self.table, delta);
-    }
-
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
-        let owner = self.table.selected()?.owner.clone()?;
-        Some(Box::new(DrillView::new(owner, ctx.filter)))
-    }
-
-    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
-        self.table.next_sort_column(step);
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.table.reverse();
-    }
-
-    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        wheel_table(&mut self.table, &Self::pane(ctx.body), delta);
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if contains(ctx.body, x, y) {
-            click_table(&mut self.table, &Self::pane(ctx.body), x, y);
-        }
-    }
-
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
         let body = ctx.body;
         let buf = frame.buffer_mut();
@@ -180,19 +153,6 @@ impl Pane for DeviceScreen {
             theme.dim(),
         );
         object_table::draw(buf, &pane, &self.table, "no objects on this device", theme);
-    }
-
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("s", " sort "),
-            ("r", " reverse "),
-        ]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

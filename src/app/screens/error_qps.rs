@@ -2,9 +2,9 @@
 //! first; Enter opens the owner's drill-down on that QP.
 
 use super::drill::DrillView;
-use super::table::{click_table, move_table, settle_table, wheel_table};
-use super::{Ctx, Pane, page_of};
-use crate::app::layout::{contains, errors_layout};
+use super::table::TableScreen;
+use super::{Ctx, Pane};
+use crate::app::layout::errors_layout;
 use crate::app::object_rows::{ERROR_AGE_COLUMN, error_columns, error_row};
 use crate::app::object_table::{Cell, ObjectTable};
 use crate::model::consumers::SortDirection;
@@ -14,7 +14,6 @@ use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
-use std::any::Any;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorQpScreen {
@@ -30,8 +29,6 @@ impl Default for ErrorQpScreen {
 }
 
 impl ErrorQpScreen {
-    pub const ID: &'static str = "error_qps";
-
     /// Rows past the alert threshold.
     fn lingering(&self) -> usize {
         self.table
@@ -52,26 +49,20 @@ impl ErrorQpScreen {
     }
 }
 
-impl Pane for ErrorQpScreen {
-    fn id(&self) -> &'static str {
-        Self::ID
+impl TableScreen for ErrorQpScreen {
+    const ID: &'static str = "error_qps";
+
+    fn table(&self) -> &ObjectTable {
+        &self.table
+    }
+
+    fn table_mut(&mut self) -> &mut ObjectTable {
+        &mut self.table
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
         let rows = ctx.insights.error_qps.iter().map(error_row).collect();
         self.table.set_rows(rows);
-    }
-
-    fn settle(&mut self, ctx: &Ctx) {
-        settle_table(&mut self.table, &errors_layout(ctx.body));
-    }
-
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(errors_layout(ctx.body).rows.height)
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        move_table(&mut self.table, delta);
     }
 
     fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
@@ -81,24 +72,6 @@ impl Pane for ErrorQpScreen {
         Some(Box::new(
             DrillView::new(owner, ctx.filter).selecting(row.id),
         ))
-    }
-
-    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
-        self.table.next_sort_column(step);
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.table.reverse();
-    }
-
-    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        wheel_table(&mut self.table, &errors_layout(ctx.body), delta);
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if contains(ctx.body, x, y) {
-            click_table(&mut self.table, &errors_layout(ctx.body), x, y);
-        }
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
@@ -126,18 +99,5 @@ impl Pane for ErrorQpScreen {
             "collecting…"
         };
         object_table::draw(buf, &pane, &self.table, empty, theme);
-    }
-
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("s", " sort "),
-            ("r", " reverse "),
-        ]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -1,15 +1,13 @@
 //! The help overlay (`?`, F1): every key, scrollable; it takes every key
 //! and click while open.
 
-use super::{Ctx, Outcome, Pane, page_of};
+use super::modal::draw_box;
+use super::{Ctx, Outcome, Pane};
 use crate::app::keys::{Action, HELP};
-use crate::app::layout::centered;
 use crate::ui::paint::put;
 use crate::ui::theme::Theme;
-use crossterm::event::MouseEventKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Block, Borders, Clear};
 use std::any::Any;
 
 const KEY_WIDTH: u16 = 16;
@@ -29,10 +27,6 @@ impl Pane for HelpScreen {
         Self::ID
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(ctx.body.height)
-    }
-
     fn on_action(&mut self, action: Action) -> Outcome {
         let max = u16::try_from(HELP.len()).unwrap_or(u16::MAX);
         match action {
@@ -43,13 +37,6 @@ impl Pane for HelpScreen {
             _ => {}
         }
         Outcome::Handled
-    }
-
-    fn on_mouse(&mut self, kind: MouseEventKind) -> Outcome {
-        match kind {
-            MouseEventKind::Down(_) => Outcome::Close,
-            _ => Outcome::Handled,
-        }
     }
 
     fn overlay(&self) -> bool {
@@ -64,14 +51,8 @@ impl Pane for HelpScreen {
             .max()
             .unwrap_or(0);
         let want_w = KEY_WIDTH + u16::try_from(longest).unwrap_or(60) + 4;
-        let boxed = centered(area, want_w, lines.saturating_add(2));
-        frame.render_widget(Clear, boxed);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .title(" Keys: Esc or ? closes ")
-            .border_style(theme.title());
-        let inner = block.inner(boxed);
-        frame.render_widget(block, boxed);
+        let size = (want_w, lines.saturating_add(2));
+        let inner = draw_box(frame, area, size, " Keys: Esc or ? closes ", theme);
         let buf = frame.buffer_mut();
         for (i, (keys, what)) in HELP
             .iter()

@@ -141,12 +141,8 @@ impl MainScreen {
             }
         } else if let Some(i) = pane.row_at(y) {
             let len = self.consumers.len();
-            let offset = visible_offset(self.consumer_cursor, len, usize::from(pane.rows.height));
-            if offset + i < len {
-                self.consumer_cursor = Cursor {
-                    selected: offset + i,
-                    offset,
-                };
+            let height = usize::from(pane.rows.height);
+            if self.consumer_cursor.select_visible(i, len, height) {
                 self.remember_consumer();
             }
         }

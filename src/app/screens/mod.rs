@@ -13,6 +13,7 @@ pub mod drill;
 pub mod error_qps;
 pub mod help;
 pub mod main;
+mod modal;
 pub mod sort_menu;
 pub mod table;
 
@@ -76,8 +77,10 @@ pub trait Pane: Debug + Any {
     /// Keeps every selection inside its rows and visible in its viewport.
     fn settle(&mut self, _ctx: &Ctx) {}
 
-    /// Rows a page key moves.
-    fn page_rows(&self, ctx: &Ctx) -> u16;
+    /// Rows a page key moves: a page of the body unless the screen knows better.
+    fn page_rows(&self, ctx: &Ctx) -> u16 {
+        page_of(ctx.body.height)
+    }
 
     fn move_selection(&mut self, _delta: isize, _ctx: &Ctx) {}
 
@@ -116,12 +119,17 @@ pub trait Pane: Debug + Any {
         Outcome::Pass
     }
 
-    /// Offered every mouse event before the application.
-    fn on_mouse(&mut self, _kind: MouseEventKind) -> Outcome {
-        Outcome::Pass
+    /// Offered every mouse event before the application. An overlay is
+    /// modal: it takes them all, and a click closes it.
+    fn on_mouse(&mut self, kind: MouseEventKind) -> Outcome {
+        match kind {
+            _ if !self.overlay() => Outcome::Pass,
+            MouseEventKind::Down(_) => Outcome::Close,
+            _ => Outcome::Handled,
+        }
     }
 
-    /// Drawn over the screen below it rather than instead of it.
+    /// Drawn over the screen below it rather than instead of it (and modal).
     fn overlay(&self) -> bool {
         false
     }

@@ -1,17 +1,15 @@
 //! The sort menu (`F6`, as htop's): the consumers table's columns shown at
 //! this width, in screen order; Enter sorts by the highlighted one.
 
-use super::{Ctx, Outcome, Pane, page_of};
+use super::modal::draw_box;
+use super::{Ctx, Outcome, Pane};
 use crate::app::columns::ConsumerColumn;
 use crate::app::keys::{Action, sort_key_char};
-use crate::app::layout::centered;
 use crate::model::consumers::SortKey;
 use crate::ui::paint::{put, style_area};
 use crate::ui::theme::Theme;
-use crossterm::event::MouseEventKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Block, Borders, Clear};
 use std::any::Any;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,10 +54,6 @@ impl Pane for SortMenu {
         Self::ID
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(ctx.body.height)
-    }
-
     fn on_action(&mut self, action: Action) -> Outcome {
         let last = self.columns.len().saturating_sub(1);
         match action {
@@ -80,27 +74,19 @@ impl Pane for SortMenu {
         Outcome::Handled
     }
 
-    fn on_mouse(&mut self, kind: MouseEventKind) -> Outcome {
-        match kind {
-            MouseEventKind::Down(_) => Outcome::Close,
-            _ => Outcome::Handled,
-        }
-    }
-
     fn overlay(&self) -> bool {
         true
     }
 
     fn render(&self, frame: &mut Frame, area: Rect, _ctx: &Ctx, theme: &Theme) {
         let rows = u16::try_from(self.columns.len()).unwrap_or(u16::MAX);
-        let boxed = centered(area, 24, rows.saturating_add(2));
-        frame.render_widget(Clear, boxed);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .title(" Sort by ")
-            .border_style(theme.title());
-        let inner = block.inner(boxed);
-        frame.render_widget(block, boxed);
+        let inner = draw_box(
+            frame,
+            area,
+            (24, rows.saturating_add(2)),
+            " Sort by ",
+            theme,
+        );
         let buf = frame.buffer_mut();
         // Keep the highlighted column in view on short terminals.
         let height = usize::from(inner.height);

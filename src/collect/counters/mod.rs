@@ -14,7 +14,6 @@ use crate::model::{Device, Warning, WarningKind};
 use crate::nldev::{NldevClient, Transport};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 use sysfs::{port_dir, read_counter_dir, read_rate};
 
 /// A port, told apart from a re-created device of the same name.
@@ -74,7 +73,7 @@ impl CounterReader {
         let dir = port_dir(&self.sys_root, name, port);
         let mut netlink_refused = None;
         if !self.netlink_unsupported {
-            read.at_ms = unix_ms();
+            read.at_ms = crate::model::time::now();
             match client.port_stats(index, port) {
                 Ok(stats) if !stats.counters.is_empty() => {
                     read.hw = stats.counters.into_iter().collect();
@@ -103,7 +102,7 @@ impl CounterReader {
             netlink_refused = Some("the kernel has no STAT_GET".to_string());
         }
         if out.source.is_none() {
-            read.at_ms = unix_ms();
+            read.at_ms = crate::model::time::now();
             let hw = read_counter_dir(&dir.join("hw_counters"));
             self.report(&hw.problems, name, port, warnings);
             if hw.present && !hw.values.is_empty() {
@@ -135,11 +134,4 @@ impl CounterReader {
             ));
         }
     }
-}
-
-fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }

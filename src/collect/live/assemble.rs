@@ -3,7 +3,7 @@
 
 use super::view::ObjectView;
 use crate::model::{
-    Device, Meta, NetnsMode, OwnerKey, Snapshot, SourceKind, Tally, Warning, WarningKind,
+    Device, Meta, NetnsMode, OwnerKey, Snapshot, SourceKind, Tally, UnixMs, Warning, WarningKind,
 };
 use std::collections::HashSet;
 
@@ -11,7 +11,7 @@ use std::collections::HashSet;
 pub(super) struct Collected {
     pub host: String,
     pub kernel: String,
-    pub collected_at_ms: u64,
+    pub collected_at_ms: UnixMs,
     pub collect_us: u64,
     pub netns_mode: Option<NetnsMode>,
 }

@@ -135,7 +135,7 @@ impl<T: Transport> LiveSource<T> {
     fn collect_inner(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
         let started = Instant::now();
         self.cadence.collection(started);
-        let collected_at_ms = crate::model::time::now().as_u64();
+        let collected_at_ms = crate::model::time::now();
         let DeviceRead {
             mut devices,
             netns_mode,

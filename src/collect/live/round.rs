@@ -69,7 +69,7 @@ impl<T: Transport> LiveSource<T> {
         for &t in types {
             let started = Instant::now();
             let mut view = TypeView {
-                collected_at_ms: crate::model::time::now().as_u64(),
+                collected_at_ms: crate::model::time::now(),
                 ..TypeView::default()
             };
             self.attribution.forget(t);

@@ -4,7 +4,7 @@
 use super::hidden::HiddenFields;
 use crate::collect::attribution::DUMP_ORDER;
 use crate::model::{
-    DetailScope, Object, OwnerKey, ProcessInfo, ProcessKey, ResourceType, Tally, Warning,
+    DetailScope, Object, OwnerKey, ProcessInfo, ProcessKey, ResourceType, Tally, UnixMs, Warning,
 };
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// The latest dump of one type over every device.
 #[derive(Debug, Default)]
 pub(super) struct TypeView {
-    pub collected_at_ms: u64,
+    pub collected_at_ms: UnixMs,
     /// Per (owner, device): counts of this type only.
     pub tallies: Vec<Tally>,
     pub objects: Vec<Object>,

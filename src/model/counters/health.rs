@@ -75,6 +75,7 @@ impl Throughput {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::UnixMs;
     use crate::model::counters::rates_between;
     use std::collections::BTreeMap;
 
@@ -85,12 +86,12 @@ mod tests {
     #[test]
     fn only_error_and_congestion_counters_that_rose_are_moved() {
         let prev = CounterRead {
-            at_ms: 0,
+            at_ms: UnixMs(0),
             hw: map(&[("out_of_sequence", 3), ("np_cnp_sent", 9), ("sent_pkts", 1)]),
             pma: map(&[("link_downed", 0)]),
         };
         let cur = CounterRead {
-            at_ms: 1000,
+            at_ms: UnixMs(1000),
             hw: map(&[
                 ("out_of_sequence", 5),
                 ("np_cnp_sent", 9),
@@ -104,12 +105,12 @@ mod tests {
     #[test]
     fn bytes_come_from_pma_words_and_utilisation_from_the_link_rate() {
         let prev = CounterRead {
-            at_ms: 0,
+            at_ms: UnixMs(0),
             hw: map(&[("sent_pkts", 0)]),
             pma: map(&[("port_xmit_data", 0), ("port_rcv_data", 0)]),
         };
         let cur = CounterRead {
-            at_ms: 1000,
+            at_ms: UnixMs(1000),
             hw: map(&[("sent_pkts", 10)]),
             pma: map(&[("port_xmit_data", 312_500_000), ("port_rcv_data", 1)]),
         };
@@ -123,12 +124,12 @@ mod tests {
     #[test]
     fn without_byte_counters_there_is_no_utilisation() {
         let prev = CounterRead {
-            at_ms: 0,
+            at_ms: UnixMs(0),
             hw: map(&[("sent_pkts", 0), ("rcvd_pkts", 0)]),
             pma: BTreeMap::new(),
         };
         let cur = CounterRead {
-            at_ms: 2000,
+            at_ms: UnixMs(2000),
             hw: map(&[("sent_pkts", 10), ("rcvd_pkts", 4)]),
             pma: BTreeMap::new(),
         };

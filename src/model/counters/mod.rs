@@ -15,6 +15,7 @@ pub use catalog::{CounterClass, Direction, describe};
 pub use health::{Throughput, moved};
 pub use rates::{Rates, rates_between};
 
+use crate::model::UnixMs;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -43,8 +44,8 @@ impl CounterSource {
 /// One read of a port's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CounterRead {
-    /// Unix milliseconds when this read was taken.
-    pub at_ms: u64,
+    /// When this read was taken.
+    pub at_ms: UnixMs,
     /// Driver counters, named as `rdma statistic show` names them.
     #[serde(default)]
     pub hw: BTreeMap<String, u64>,

@@ -41,12 +41,12 @@ pub fn rates_between(prev: &CounterRead, cur: &CounterRead) -> Rates {
         } else {
             format!(
                 "the clock went back {} ms between reads: no rates",
-                prev.at_ms - cur.at_ms
+                prev.at_ms.since(cur.at_ms)
             )
         });
         return out;
     }
-    let interval_s = (cur.at_ms - prev.at_ms) as f64 / 1000.0;
+    let interval_s = cur.at_ms.since(prev.at_ms).as_secs_f64();
     out.interval_s = interval_s;
     out.hw = per_second(&prev.hw, &cur.hw, interval_s, &mut out.resets);
     out.pma = per_second(&prev.pma, &cur.pma, interval_s, &mut out.resets);
@@ -76,10 +76,11 @@ fn per_second(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::UnixMs;
 
     fn read(at_ms: u64, hw: &[(&str, u64)]) -> CounterRead {
         CounterRead {
-            at_ms,
+            at_ms: UnixMs(at_ms),
             hw: hw.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             pma: BTreeMap::new(),
         }

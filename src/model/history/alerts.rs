@@ -3,7 +3,7 @@
 
 use super::error_ages::ErrorQpAge;
 use super::trend::{plural, span_text};
-use crate::model::{OwnerKey, ResourceType, TypeCounts};
+use crate::model::{Millis, OwnerKey, ResourceType, TypeCounts, UnixMs};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -52,8 +52,8 @@ pub struct Alert {
     pub owner: Option<OwnerKey>,
     /// The device it is about, when it is about one.
     pub device: Option<String>,
-    /// When the condition began, as far as the history tells (Unix ms).
-    pub since_ms: Option<u64>,
+    /// When the condition began, as far as the history tells.
+    pub since_ms: Option<UnixMs>,
 }
 
 /// A process (or several) exited in one collection while the unattributed
@@ -62,7 +62,7 @@ pub struct Alert {
 pub struct Unreleased {
     /// The processes that exited, with their names.
     pub owners: Vec<(OwnerKey, String)>,
-    pub at_ms: u64,
+    pub at_ms: UnixMs,
     /// The unattributed counts just before.
     pub before: TypeCounts,
     /// How much the unattributed row grew (at most what the processes held).
@@ -116,7 +116,7 @@ pub fn lingering(
     linger: Duration,
     name_of: impl Fn(&OwnerKey) -> String,
 ) -> Vec<Alert> {
-    let linger_ms = u64::try_from(linger.as_millis()).unwrap_or(u64::MAX);
+    let linger_ms = Millis::from(linger);
     let mut groups: BTreeMap<(&OwnerKey, &str), Vec<&ErrorQpAge>> = BTreeMap::new();
     for age in ages.iter().filter(|a| a.age_ms >= linger_ms) {
         groups
@@ -169,13 +169,14 @@ mod tests {
     use crate::model::{ProcessKey, QpState};
 
     fn age(lqpn: u32, age_ms: u64, pid: u32) -> ErrorQpAge {
+        let age_ms = Millis(age_ms);
         ErrorQpAge {
             device: "mlx5_0".into(),
             port: Some(1),
             lqpn,
             owner: OwnerKey::Process(ProcessKey { pid, start_time: 1 }),
             state: QpState::Err,
-            first_seen_ms: 1_000_000 - age_ms,
+            first_seen_ms: UnixMs(1_000_000).minus(age_ms),
             age_ms,
             previous_state: Some(QpState::Rts),
             age_is_lower_bound: false,
@@ -210,7 +211,7 @@ mod tests {
         grown.add(ResourceType::Qp, 3);
         let u = Unreleased {
             owners: vec![(OwnerKey::Unattributed, "ib_write_bw (pid 9)".into())],
-            at_ms: 5,
+            at_ms: UnixMs(5),
             before,
             grown,
         };

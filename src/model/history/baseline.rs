@@ -2,7 +2,7 @@
 //! so the difference can be taken under any device filter.
 
 use crate::model::filter::Filter;
-use crate::model::{OwnerKey, ResourceType, Snapshot, TypeCounts};
+use crate::model::{OwnerKey, ResourceType, Snapshot, TypeCounts, UnixMs};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Sub;
@@ -127,7 +127,7 @@ impl OwnerHoldings {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Baseline {
     /// Collection time of the snapshot it was taken from (Unix ms).
-    pub at_ms: u64,
+    pub at_ms: UnixMs,
     pub holdings: OwnerHoldings,
 }
 

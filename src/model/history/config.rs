@@ -2,6 +2,7 @@
 
 use super::alerts::AlertThresholds;
 use super::trend::TrendRules;
+use crate::model::Millis;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -35,27 +36,23 @@ impl Default for HistoryConfig {
     }
 }
 
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
 impl HistoryConfig {
-    pub fn retention_ms(&self) -> u64 {
-        ms(self.retention).max(1)
+    pub fn retention_ms(&self) -> Millis {
+        Millis::from(self.retention).max(Millis(1))
     }
 
     /// The trend window, never longer than what is kept.
-    pub fn window_ms(&self) -> u64 {
-        ms(self.window).clamp(1, self.retention_ms())
+    pub fn window_ms(&self) -> Millis {
+        Millis::from(self.window).clamp(Millis(1), self.retention_ms())
     }
 
-    pub(super) fn resolution_ms(&self) -> u64 {
-        (self.retention_ms() / self.max_points.max(1) as u64).max(1)
+    pub(super) fn resolution_ms(&self) -> Millis {
+        Millis((self.retention_ms().as_u64() / self.max_points.max(1) as u64).max(1))
     }
 
     pub fn rules(&self) -> TrendRules {
         TrendRules {
-            min_span_ms: ms(self.min_span).min(self.window_ms()),
+            min_span_ms: Millis::from(self.min_span).min(self.window_ms()),
             min_growth: self.min_growth,
         }
     }
@@ -71,8 +68,8 @@ mod tests {
             retention: Duration::from_secs(60),
             ..HistoryConfig::default()
         };
-        assert_eq!(config.window_ms(), 60_000);
-        assert_eq!(config.rules().min_span_ms, 60_000);
-        assert_eq!(config.resolution_ms(), 100);
+        assert_eq!(config.window_ms(), Millis(60_000));
+        assert_eq!(config.rules().min_span_ms, Millis(60_000));
+        assert_eq!(config.resolution_ms(), Millis(100));
     }
 }

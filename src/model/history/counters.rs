@@ -10,12 +10,12 @@
 //! Time is the reads' own timestamps; a reset (counter went down) or a read
 //! that is not later than the one before starts the counter's run again.
 
-use crate::model::Snapshot;
 use crate::model::counters::catalog::{CounterClass, describe, is_health_signal};
+use crate::model::{Snapshot, UnixMs};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Per-second values, oldest first: one per interval between reads.
-pub type RateSeries = VecDeque<(u64, f64)>;
+pub type RateSeries = VecDeque<(UnixMs, f64)>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CounterAlertRules {

@@ -5,7 +5,7 @@
 //! every ERR/SQE QP but other QPs only for the processes a view asked about,
 //! so the previous state is known only when the QP was seen before it broke.
 
-use crate::model::{Object, OwnerKey, QpState, ResourceType, Snapshot};
+use crate::model::{Millis, Object, OwnerKey, QpState, ResourceType, Snapshot, UnixMs};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which QP.
@@ -21,9 +21,9 @@ pub struct QpKey {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorEntry {
     pub state: QpState,
-    /// When it was first seen in `state` (Unix ms).
-    pub first_seen_ms: u64,
-    pub last_seen_ms: u64,
+    /// When it was first seen in `state`.
+    pub first_seen_ms: UnixMs,
+    pub last_seen_ms: UnixMs,
     /// The state it was last seen in before, when it was seen.
     pub previous_state: Option<QpState>,
     /// Already in `state` in the first snapshot: the age is a lower bound.
@@ -38,8 +38,8 @@ pub struct ErrorQpAge {
     pub lqpn: u32,
     pub owner: OwnerKey,
     pub state: QpState,
-    pub first_seen_ms: u64,
-    pub age_ms: u64,
+    pub first_seen_ms: UnixMs,
+    pub age_ms: Millis,
     pub previous_state: Option<QpState>,
     /// The QP was already in this state when the history began.
     pub age_is_lower_bound: bool,
@@ -52,13 +52,13 @@ const MAX_REMEMBERED_STATES: usize = 65_536;
 pub struct ErrorTracker {
     entries: BTreeMap<QpKey, ErrorEntry>,
     /// The last non-error state each QP was seen in, and when.
-    last_states: BTreeMap<QpKey, (QpState, u64)>,
+    last_states: BTreeMap<QpKey, (QpState, UnixMs)>,
 }
 
 impl ErrorTracker {
     /// Takes in the QPs of a snapshot whose objects are new (collected at
     /// `t_ms`). `first` is true for the history's first snapshot.
-    pub fn update(&mut self, snapshot: &Snapshot, t_ms: u64, first: bool, retention_ms: u64) {
+    pub fn update(&mut self, snapshot: &Snapshot, t_ms: UnixMs, first: bool, retention: Millis) {
         let names: BTreeMap<u32, &str> = snapshot
             .devices
             .iter()
@@ -119,25 +119,25 @@ impl ErrorTracker {
             .iter()
             .filter_map(|i| names.get(i).copied())
             .collect();
-        let oldest = t_ms.saturating_sub(retention_ms);
+        let oldest = t_ms.minus(retention);
         self.entries.retain(|key, e| {
             seen_in_error.contains(key)
                 || (unsure_names.contains(key.device.as_str()) && e.last_seen_ms >= oldest)
         });
         self.last_states.retain(|_, (_, seen)| *seen >= oldest);
         if self.last_states.len() > MAX_REMEMBERED_STATES {
-            let mut times: Vec<u64> = self.last_states.values().map(|(_, t)| *t).collect();
+            let mut times: Vec<UnixMs> = self.last_states.values().map(|(_, t)| *t).collect();
             times.sort_unstable();
             let cut = times
                 .get(self.last_states.len() - MAX_REMEMBERED_STATES)
                 .copied()
-                .unwrap_or(0);
+                .unwrap_or_default();
             self.last_states.retain(|_, (_, seen)| *seen > cut);
         }
     }
 
     /// Current episodes, as of `now_ms`, oldest first.
-    pub fn ages(&self, now_ms: u64) -> Vec<ErrorQpAge> {
+    pub fn ages(&self, now_ms: UnixMs) -> Vec<ErrorQpAge> {
         let mut out: Vec<ErrorQpAge> = self
             .entries
             .iter()
@@ -149,7 +149,7 @@ impl ErrorTracker {
                 owner: k.owner.clone(),
                 state: e.state,
                 first_seen_ms: e.first_seen_ms,
-                age_ms: now_ms.saturating_sub(e.first_seen_ms),
+                age_ms: now_ms.since(e.first_seen_ms),
                 previous_state: e.previous_state,
                 age_is_lower_bound: e.since_history_start,
             })

@@ -14,15 +14,15 @@ use super::{History, OwnerTrend};
 use crate::model::consumers::consumers;
 use crate::model::error_qps::{ErrorQp, error_qps};
 use crate::model::filter::Filter;
-use crate::model::{OwnerKey, QpState, ResourceType, Snapshot};
+use crate::model::{Millis, OwnerKey, QpState, ResourceType, Snapshot, UnixMs};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How long an ERROR QP has been in its state, as of the insights' time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ErrorAge {
-    pub ms: u64,
-    /// When it was first seen in that state (Unix ms).
-    pub first_seen_ms: u64,
+    pub ms: Millis,
+    /// When it was first seen in that state.
+    pub first_seen_ms: UnixMs,
     /// Already in that state when restop started watching: `ms` is a lower bound.
     pub lower_bound: bool,
     /// Older than the alert threshold (`--err-linger`).
@@ -42,13 +42,13 @@ pub struct ErrorQpInsight {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Insights {
     /// The snapshot's collection time: the end of every window.
-    pub at_ms: u64,
-    pub window_ms: u64,
-    pub retention_ms: u64,
+    pub at_ms: UnixMs,
+    pub window_ms: Millis,
+    pub retention_ms: Millis,
     /// How much history there is (first to latest snapshot).
-    pub covered_ms: u64,
+    pub covered_ms: Millis,
     /// The shortest history a leak verdict is given on.
-    pub min_span_ms: u64,
+    pub min_span_ms: Millis,
     /// Every owner of the snapshot with a history, whatever the filters: a
     /// filter decides which rows a view shows, not what an owner's trend is.
     pub owners: BTreeMap<OwnerKey, OwnerTrend>,
@@ -154,18 +154,18 @@ impl History {
     /// The age of an ERROR QP as of `at_ms`. `None` when the history has no
     /// episode of it in that state as of then (it left the state and came
     /// back after a frozen snapshot, or the history began later).
-    fn error_age(&self, e: &ErrorQp, at_ms: u64) -> Option<ErrorAge> {
+    fn error_age(&self, e: &ErrorQp, at_ms: UnixMs) -> Option<ErrorAge> {
         let entry = self.error_entry(&qp_key(e))?;
         if entry.first_seen_ms > at_ms || entry.state != e.qp.state {
             return None;
         }
-        let ms = at_ms - entry.first_seen_ms;
-        let linger = self.config.alerts.error_qp_linger.as_millis();
+        let ms = at_ms.since(entry.first_seen_ms);
+        let linger = Millis::from(self.config.alerts.error_qp_linger);
         Some(ErrorAge {
             ms,
             first_seen_ms: entry.first_seen_ms,
             lower_bound: entry.since_history_start,
-            lingering: u128::from(ms) >= linger,
+            lingering: ms >= linger,
             previous: entry.previous_state,
         })
     }

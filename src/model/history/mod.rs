@@ -28,7 +28,7 @@ pub use insights::{ErrorAge, ErrorQpInsight, Insights};
 pub use owner_trend::OwnerTrend;
 pub use trend::{SERIES_POINTS, TrendRules, TypeTrend, plural, span_text};
 
-use super::{OwnerKey, ResourceType, Snapshot};
+use super::{Millis, OwnerKey, ResourceType, Snapshot, UnixMs};
 use error_ages::ErrorTracker;
 use series::Series;
 use std::collections::BTreeMap;
@@ -42,13 +42,13 @@ struct OwnerTrack {
     name: String,
     /// Held something in the latest object sample.
     present: bool,
-    last_seen_ms: u64,
+    last_seen_ms: UnixMs,
 }
 
 #[derive(Clone, Debug)]
 struct DeviceTrack {
     series: Series,
-    last_seen_ms: u64,
+    last_seen_ms: UnixMs,
 }
 
 /// Bounded history of a stream of snapshots. See the module documentation.
@@ -63,10 +63,10 @@ pub struct History {
     /// What every owner holds in the latest snapshot, per device.
     latest: Option<OwnerHoldings>,
     /// Collection time of the first and latest snapshot.
-    started_ms: Option<u64>,
-    latest_ms: Option<u64>,
+    started_ms: Option<UnixMs>,
+    latest_ms: Option<UnixMs>,
     /// Time of the object dumps last taken in (owner counts change only then).
-    objects_ms: Option<u64>,
+    objects_ms: Option<UnixMs>,
     /// NIC counter series and alerts (counters.rs).
     counters: counters::CounterHistory,
 }
@@ -104,15 +104,15 @@ impl History {
     }
 
     /// Collection time of the latest snapshot taken in.
-    pub fn latest_ms(&self) -> Option<u64> {
+    pub fn latest_ms(&self) -> Option<UnixMs> {
         self.latest_ms
     }
 
     /// How long the history covers (first to latest snapshot).
-    pub fn covered_ms(&self) -> u64 {
+    pub fn covered_ms(&self) -> Millis {
         match (self.started_ms, self.latest_ms) {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            _ => 0,
+            (Some(a), Some(b)) => b.since(a),
+            _ => Millis::ZERO,
         }
     }
 
@@ -187,9 +187,9 @@ impl History {
     }
 
     /// The same, over the window ending at `at_ms` (a frozen view's time).
-    pub fn owner_trend_at(&self, owner: &OwnerKey, at_ms: u64) -> Option<OwnerTrend> {
+    pub fn owner_trend_at(&self, owner: &OwnerKey, at_ms: UnixMs) -> Option<OwnerTrend> {
         let track = self.owners.get(owner)?;
-        let from = at_ms.saturating_sub(self.config.window_ms());
+        let from = at_ms.minus(self.config.window_ms());
         let rules = self.config.rules();
         let mut types = BTreeMap::new();
         let mut any_point = false;
@@ -210,11 +210,11 @@ impl History {
 
     /// A device's count of `t` (from the kernel's summary) over the window
     /// ending at `at_ms`, at evenly spaced times, for a sparkline.
-    pub fn device_series(&self, device: &str, t: ResourceType, at_ms: u64) -> Vec<u64> {
+    pub fn device_series(&self, device: &str, t: ResourceType, at_ms: UnixMs) -> Vec<u64> {
         let Some(track) = self.devices.get(device) else {
             return Vec::new();
         };
-        let from = at_ms.saturating_sub(self.config.window_ms());
+        let from = at_ms.minus(self.config.window_ms());
         trend::series(&track.series.values(t, from, at_ms))
     }
 
@@ -269,7 +269,7 @@ impl History {
 
     /// Alerts as of `at_ms`: objects left behind by exited processes, QPs
     /// lingering in ERR/SQE, then leak suspects.
-    pub fn alerts_at(&self, thresholds: &AlertThresholds, at_ms: u64) -> Vec<Alert> {
+    pub fn alerts_at(&self, thresholds: &AlertThresholds, at_ms: UnixMs) -> Vec<Alert> {
         let mut out: Vec<Alert> = self
             .unreleased
             .iter()
@@ -299,11 +299,11 @@ impl History {
                 .series
                 .values(
                     ResourceType::Qp,
-                    at_ms.saturating_sub(self.config.window_ms()),
+                    at_ms.minus(self.config.window_ms()),
                     at_ms,
                 )
                 .first()
-                .map(|(t, _)| *t);
+                .map(|(t, _)| UnixMs(*t));
             out.push(Alert {
                 kind: AlertKind::LeakSuspect,
                 message: format!("{}: {}", track.label, reasons.join("; ")),

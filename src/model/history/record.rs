@@ -5,11 +5,11 @@ use super::alerts::Unreleased;
 use super::series::Series;
 use super::{DeviceTrack, History, MAX_UNRELEASED, OwnerTrack};
 use crate::model::consumers::owner_label;
-use crate::model::{OwnerKey, ResourceType, Snapshot, TypeCounts};
+use crate::model::{OwnerKey, ResourceType, Snapshot, TypeCounts, UnixMs};
 use std::collections::BTreeMap;
 
 impl History {
-    pub(super) fn record_devices(&mut self, snapshot: &Snapshot, t: u64) {
+    pub(super) fn record_devices(&mut self, snapshot: &Snapshot, t: UnixMs) {
         let (resolution, cap) = (self.config.resolution_ms(), self.config.max_points + 1);
         for d in &snapshot.devices {
             let mut counts = TypeCounts::default();
@@ -28,7 +28,7 @@ impl History {
         }
     }
 
-    pub(super) fn record_owners(&mut self, snapshot: &Snapshot, t: u64) {
+    pub(super) fn record_owners(&mut self, snapshot: &Snapshot, t: UnixMs) {
         let (resolution, cap) = (self.config.resolution_ms(), self.config.max_points + 1);
         let mut totals: BTreeMap<&OwnerKey, TypeCounts> = BTreeMap::new();
         for tally in &snapshot.tallies {
@@ -80,7 +80,7 @@ impl History {
 
     /// Processes that held objects in the previous sample and none now, while
     /// the unattributed row grew in the same dump: their objects stayed.
-    fn note_unreleased(&mut self, totals: &BTreeMap<&OwnerKey, TypeCounts>, t: u64) {
+    fn note_unreleased(&mut self, totals: &BTreeMap<&OwnerKey, TypeCounts>, t: UnixMs) {
         let unattributed = OwnerKey::Unattributed;
         let now_unattributed = totals.get(&unattributed).copied().unwrap_or_default();
         let before = self
@@ -133,7 +133,7 @@ impl History {
         if excess == 0 {
             return;
         }
-        let mut order: Vec<(bool, u64, u64, OwnerKey)> = self
+        let mut order: Vec<(bool, u64, UnixMs, OwnerKey)> = self
             .owners
             .iter()
             .map(|(k, o)| {
@@ -151,8 +151,8 @@ impl History {
         }
     }
 
-    pub(super) fn forget_old(&mut self, now: u64) {
-        let oldest = now.saturating_sub(self.config.retention_ms());
+    pub(super) fn forget_old(&mut self, now: UnixMs) {
+        let oldest = now.minus(self.config.retention_ms());
         self.owners.retain(|_, o| {
             o.series.trim(oldest);
             o.present || o.last_seen_ms >= oldest

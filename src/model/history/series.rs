@@ -4,13 +4,12 @@
 //! a series never holds more than `retention / resolution + 1` points whatever
 //! the collection interval, and never more than a hard cap either.
 
-use crate::model::{ResourceType, TypeCounts};
+use crate::model::{Millis, ResourceType, TypeCounts, UnixMs};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Point {
-    /// Unix milliseconds.
-    pub t_ms: u64,
+    pub t_ms: UnixMs,
     pub counts: TypeCounts,
 }
 
@@ -21,9 +20,9 @@ pub struct Series {
 
 impl Series {
     /// Adds a sample taken at `t_ms` (not earlier than the newest point). A
-    /// sample in the same `resolution_ms` slot as the newest point replaces it.
-    pub fn record(&mut self, t_ms: u64, counts: TypeCounts, resolution_ms: u64, cap: usize) {
-        let slot = |t: u64| t / resolution_ms.max(1);
+    /// sample in the same `resolution` slot as the newest point replaces it.
+    pub fn record(&mut self, t_ms: UnixMs, counts: TypeCounts, resolution: Millis, cap: usize) {
+        let slot = |t: UnixMs| t.as_u64() / resolution.as_u64().max(1);
         if let Some(last) = self.points.back_mut() {
             if t_ms < last.t_ms {
                 return;
@@ -40,7 +39,7 @@ impl Series {
     }
 
     /// Drops the points taken before `oldest_ms`.
-    pub fn trim(&mut self, oldest_ms: u64) {
+    pub fn trim(&mut self, oldest_ms: UnixMs) {
         while self.points.front().is_some_and(|p| p.t_ms < oldest_ms) {
             self.points.pop_front();
         }
@@ -59,12 +58,13 @@ impl Series {
         self.points.front()
     }
 
-    /// (t, count of `t`) for the points in `from..=until`.
-    pub fn values(&self, t: ResourceType, from_ms: u64, until_ms: u64) -> Vec<(u64, u64)> {
+    /// (t, count of `t`) for the points in `from..=until`, the time as the
+    /// plain number of Unix ms the trend statistics compute with.
+    pub fn values(&self, t: ResourceType, from_ms: UnixMs, until_ms: UnixMs) -> Vec<(u64, u64)> {
         self.points
             .iter()
             .filter(|p| p.t_ms >= from_ms && p.t_ms <= until_ms)
-            .map(|p| (p.t_ms, p.counts.get(t)))
+            .map(|p| (p.t_ms.as_u64(), p.counts.get(t)))
             .collect()
     }
 }
@@ -84,12 +84,12 @@ mod tests {
         let mut s = Series::default();
         for i in 0..100u64 {
             // Every 100 ms, resolution 1 s.
-            s.record(i * 100, qps(i), 1000, 1000);
+            s.record(UnixMs(i * 100), qps(i), Millis(1000), 1000);
         }
         assert!(s.len() <= 11, "{}", s.len());
         assert_eq!(s.last().map(|p| p.counts.get(ResourceType::Qp)), Some(99));
         let times: Vec<u64> = s
-            .values(ResourceType::Qp, 0, u64::MAX)
+            .values(ResourceType::Qp, UnixMs(0), UnixMs(u64::MAX))
             .iter()
             .map(|v| v.0)
             .collect();
@@ -101,25 +101,28 @@ mod tests {
     fn slow_samples_each_make_a_point_up_to_the_cap() {
         let mut s = Series::default();
         for i in 0..50u64 {
-            s.record(i * 2000, qps(i), 1000, 20);
+            s.record(UnixMs(i * 2000), qps(i), Millis(1000), 20);
         }
         assert_eq!(s.len(), 20);
-        assert_eq!(s.first().map(|p| p.t_ms), Some(30 * 2000));
+        assert_eq!(s.first().map(|p| p.t_ms), Some(UnixMs(30 * 2000)));
     }
 
     #[test]
     fn trim_and_lookups() {
         let mut s = Series::default();
         for i in 0..10u64 {
-            s.record(i * 1000, qps(i), 1000, 100);
+            s.record(UnixMs(i * 1000), qps(i), Millis(1000), 100);
         }
-        s.trim(5000);
-        assert_eq!(s.first().map(|p| p.t_ms), Some(5000));
-        assert_eq!(s.values(ResourceType::Qp, 6000, 8000).len(), 3);
-        s.record(3000, qps(1), 1000, 100);
+        s.trim(UnixMs(5000));
+        assert_eq!(s.first().map(|p| p.t_ms), Some(UnixMs(5000)));
+        assert_eq!(
+            s.values(ResourceType::Qp, UnixMs(6000), UnixMs(8000)).len(),
+            3
+        );
+        s.record(UnixMs(3000), qps(1), Millis(1000), 100);
         assert_eq!(
             s.last().map(|p| p.t_ms),
-            Some(9000),
+            Some(UnixMs(9000)),
             "older samples are ignored"
         );
     }

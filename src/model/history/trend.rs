@@ -9,7 +9,7 @@
 //! allocated at start-up), a sawtooth (allocate, free), and noise around a
 //! level, while keeping a staircase that never comes back down.
 
-use crate::model::ResourceType;
+use crate::model::{Millis, ResourceType};
 
 /// Points a sparkline series has (the UI picks what fits).
 pub const SERIES_POINTS: usize = 24;
@@ -22,7 +22,7 @@ const THEIL_SEN_POINTS: usize = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrendRules {
     /// Shortest observed span (first to last point) a verdict is given on.
-    pub min_span_ms: u64,
+    pub min_span_ms: Millis,
     /// Smallest net growth over the window that can be a leak.
     pub min_growth: u64,
 }
@@ -44,7 +44,7 @@ pub struct TypeTrend {
     /// 0 flat or as much down as up.
     pub monotonicity: f64,
     /// Time from the first to the last point in the window.
-    pub span_ms: u64,
+    pub span_ms: Millis,
     /// The latest value.
     pub current: u64,
 }
@@ -58,7 +58,7 @@ impl TypeTrend {
             series: vec![current],
             growth: 0,
             monotonicity: 0.0,
-            span_ms: 0,
+            span_ms: Millis::ZERO,
             current,
         }
     }
@@ -72,11 +72,11 @@ pub fn analyze(t: ResourceType, points: &[(u64, u64)], rules: &TrendRules) -> Ty
     };
     if points.len() < 2 || points.iter().all(|(_, v)| *v == first_v) {
         let mut flat = TypeTrend::flat(last_v);
-        flat.span_ms = last_t.saturating_sub(first_t);
+        flat.span_ms = Millis(last_t.saturating_sub(first_t));
         flat.series = series(points);
         return flat;
     }
-    let span_ms = last_t.saturating_sub(first_t);
+    let span_ms = Millis(last_t.saturating_sub(first_t));
     let steps = Steps::of(points);
     let growth = i128::from(last_v) - i128::from(first_v);
     let growth = i64::try_from(growth).unwrap_or(if growth > 0 { i64::MAX } else { i64::MIN });
@@ -230,7 +230,7 @@ pub fn series(points: &[(u64, u64)]) -> Vec<u64> {
     out
 }
 
-fn explain(t: ResourceType, growth: i64, span_ms: u64, steps: &Steps) -> String {
+fn explain(t: ResourceType, growth: i64, span_ms: Millis, steps: &Steps) -> String {
     let what = plural(t, growth.unsigned_abs());
     let head = format!("+{growth} {what} in {}", span_text(span_ms));
     match steps.falls {
@@ -256,8 +256,8 @@ pub fn plural(t: ResourceType, n: u64) -> String {
 }
 
 /// A span as people say it: "45 s", "1 min 30 s", "5 min", "2 h 10 min".
-pub fn span_text(ms: u64) -> String {
-    let secs = (ms + 500) / 1000;
+pub fn span_text(span: Millis) -> String {
+    let secs = span.as_u64().saturating_add(500) / 1000;
     if secs < 60 {
         return format!("{secs} s");
     }
@@ -286,7 +286,7 @@ mod tests {
     use super::*;
 
     const RULES: TrendRules = TrendRules {
-        min_span_ms: 30_000,
+        min_span_ms: Millis(30_000),
         min_growth: 3,
     };
 
@@ -376,7 +376,7 @@ mod tests {
         assert_eq!(trend.rate_per_min, 0.0);
         assert!(!trend.leak_suspect);
         assert_eq!(trend.current, 7);
-        assert_eq!(trend.span_ms, 99_000);
+        assert_eq!(trend.span_ms, Millis(99_000));
     }
 
     #[test]
@@ -391,10 +391,10 @@ mod tests {
 
     #[test]
     fn words_for_people() {
-        assert_eq!(span_text(45_400), "45 s");
-        assert_eq!(span_text(90_000), "1 min 30 s");
-        assert_eq!(span_text(298_000), "5 min");
-        assert_eq!(span_text(7_800_000), "2 h 10 min");
+        assert_eq!(span_text(Millis(45_400)), "45 s");
+        assert_eq!(span_text(Millis(90_000)), "1 min 30 s");
+        assert_eq!(span_text(Millis(298_000)), "5 min");
+        assert_eq!(span_text(Millis(7_800_000)), "2 h 10 min");
         assert_eq!(plural(ResourceType::CmId, 2), "CM IDs");
         assert_eq!(plural(ResourceType::Ctx, 1), "context");
         assert_eq!(plural(ResourceType::Mr, 312), "MRs");

@@ -115,7 +115,7 @@ mod tests {
         Snapshot {
             devices,
             tallies,
-            ..Snapshot::empty(SourceKind::Replay, 0)
+            ..Snapshot::empty(SourceKind::Replay, crate::model::UnixMs(0))
         }
     }
 

@@ -166,7 +166,7 @@ mod tests {
     }
 
     fn empty_snapshot() -> Snapshot {
-        Snapshot::empty(crate::model::SourceKind::Replay, 0)
+        Snapshot::empty(crate::model::SourceKind::Replay, crate::model::UnixMs(0))
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! throughput and the error/congestion counters that moved.
 
 use super::view::OrderedMap;
-use crate::model::Port;
 use crate::model::counters::PortCounters;
+use crate::model::{Port, UnixMs};
 use serde::Serialize;
 
 /// Flattened into each port; every key is present (`null`/empty when the
@@ -18,7 +18,7 @@ pub struct PortCountersView {
     /// sysfs `counters/` (PMA) by file name, raw values.
     pub sysfs_counters: OrderedMap<u64>,
     /// Unix ms of the read the totals come from.
-    pub counters_read_at_ms: Option<u64>,
+    pub counters_read_at_ms: Option<UnixMs>,
     /// Per second since the previous read; `null` on the first read.
     pub rates: Option<OrderedMap<f64>>,
     pub sysfs_rates: Option<OrderedMap<f64>>,

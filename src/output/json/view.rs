@@ -4,6 +4,7 @@
 //! names as the kernel and iproute2 spell them, `null` for unknown values,
 //! and fields in the documented order. Changing them changes the contract.
 
+use crate::model::UnixMs;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -27,7 +28,7 @@ pub struct MetaView {
     pub host: String,
     pub kernel: String,
     pub collected_at: String,
-    pub collected_at_ms: u64,
+    pub collected_at_ms: UnixMs,
     pub collect_ms: f64,
     pub netns_mode: Option<&'static str>,
     pub hidden_fields: Vec<String>,
@@ -53,9 +54,9 @@ pub struct DeviceView {
     pub ports: Vec<PortView>,
     pub usage: OrderedMap<UsageView>,
     pub object_limits: Option<ObjectLimitsView>,
-    pub objects_collected_at_ms: Option<u64>,
+    pub objects_collected_at_ms: Option<UnixMs>,
     /// Per type: Unix ms of its latest dump (types have their own cadence).
-    pub objects_collected_at_ms_by_type: std::collections::BTreeMap<&'static str, u64>,
+    pub objects_collected_at_ms_by_type: std::collections::BTreeMap<&'static str, UnixMs>,
     pub object_errors: Vec<ObjectErrorView>,
 }
 

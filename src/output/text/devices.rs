@@ -3,9 +3,8 @@
 
 use super::layout::{clean, truncate, words, wrap_units};
 use crate::model::filter::Filter;
-use crate::model::{Device, PhysState, Port, Snapshot, UsageEntry};
+use crate::model::{Device, Millis, PhysState, Port, Snapshot, UsageEntry};
 use crate::units;
-use std::time::Duration;
 
 /// Device names are cut so the first line keeps room for usage (real names
 /// are short: `mlx5_0`, `rxe0`, `bnxt_re1`).
@@ -13,7 +12,7 @@ const NAME_WIDTH: usize = 32;
 const PF_NAME_WIDTH: usize = 16;
 
 /// Object dumps older than this (relative to the snapshot) get their age shown.
-const STALE_OBJECTS_MS: u64 = 1_000;
+const STALE_OBJECTS_MS: Millis = Millis(1_000);
 
 pub fn devices(
     snapshot: &Snapshot,
@@ -71,8 +70,8 @@ fn device_block(
     facts.extend(device.pci.as_deref().map(clean));
     match device.objects.collected_at_ms {
         None => facts.push("objects not dumped yet".to_string()),
-        Some(at) if snapshot.meta.collected_at_ms >= at.saturating_add(STALE_OBJECTS_MS) => {
-            let age = Duration::from_millis(snapshot.meta.collected_at_ms - at);
+        Some(at) if snapshot.meta.collected_at_ms >= at.plus(STALE_OBJECTS_MS) => {
+            let age = snapshot.meta.collected_at_ms.since(at).as_duration();
             facts.push(format!("objects {} old", units::duration(age)));
         }
         Some(_) => {}
