@@ -17,6 +17,7 @@ use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    is_raw_mode_enabled,
 };
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use ratatui::Terminal;
@@ -158,6 +159,12 @@ pub fn resume(mouse: bool) -> anyhow::Result<()> {
     let mut result = Ok(());
     without_sigttou(|| {
         result = (|| -> anyhow::Result<()> {
+            // After a stop restop did not ask for (SIGSTOP) the terminal
+            // library still thinks raw mode is on while the shell has put
+            // its own mode back; enabling would then do nothing.
+            if is_raw_mode_enabled()? {
+                disable_raw_mode()?;
+            }
             enable_raw_mode()?;
             let mut out = stdout();
             execute!(out, EnterAlternateScreen, Hide)?;

@@ -91,3 +91,25 @@ fn a_collector_panic_ends_restop_with_the_message_on_the_normal_screen() {
     // Gone, primary screen, cursor, no mouse, cooked mode.
     s.assert_restored();
 }
+
+#[test]
+fn sigstop_from_outside_then_fg_brings_the_view_back_in_raw_mode() {
+    let Some(s) = Session::start(100, 30) else {
+        return;
+    };
+    let pid = s.start_restop("");
+    // Uncatchable: restop gets no chance to give the terminal back, and the
+    // shell puts its own (cooked) mode back while restop is stopped.
+    kill(pid, Signal::SIGSTOP);
+    s.wait_for("the shell after the stop", |s| s.contains("Stopped"));
+    s.send(&["fg", "Enter"]);
+    s.wait_for("the view back", |s| {
+        s.contains("DEMO: simulated data") && s.contains("train.py")
+    });
+    // Raw mode again: a key acts at once instead of waiting for Enter.
+    s.send(&["?"]);
+    s.wait_for("help", |s| s.contains("Keys: Esc or ? closes"));
+    assert_running(pid);
+    s.send(&["?", "q"]);
+    s.assert_restored();
+}
