@@ -7,6 +7,7 @@ use std::time::Duration;
 
 /// Gauge colours follow the same thresholds as the `limit` warnings.
 pub use crate::model::limits::{Level, Thresholds};
+pub use crate::ui::theme::ThemeKind;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AppConfig {
@@ -21,6 +22,8 @@ pub struct AppConfig {
     pub color: bool,
     /// Mouse capture on.
     pub mouse: bool,
+    /// The palette (`--theme`).
+    pub theme: ThemeKind,
     /// How much history is kept, the trend window and the alert thresholds.
     pub history: HistoryConfig,
 }
@@ -35,6 +38,7 @@ impl Default for AppConfig {
             thresholds: Thresholds::default(),
             color: true,
             mouse: true,
+            theme: ThemeKind::Default,
             history: HistoryConfig::default(),
         }
     }

@@ -39,6 +39,8 @@ pub enum Action {
     AlertsPane,
     /// `b`: mark the baseline, or clear it.
     Baseline,
+    /// `w`: the full text of the selected alert, or of the header's warnings.
+    FullText,
     /// `t`: sparklines on or off.
     Sparklines,
     Filter,
@@ -97,6 +99,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('a') => Action::AlertsPane,
         KeyCode::Char('b') => Action::Baseline,
         KeyCode::Char('t') => Action::Sparklines,
+        KeyCode::Char('w') => Action::FullText,
         KeyCode::Char('/') => Action::Filter,
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
         KeyCode::Char('<') => Action::SortPrev,
@@ -152,6 +155,10 @@ pub const HELP: &[(&str, &str)] = &[
         "mark a baseline: counts show the change since; b clears",
     ),
     ("t", "sparklines of counts over the trend window"),
+    (
+        "w",
+        "full text of the selected alert, or the header's warnings",
+    ),
     (
         "/",
         "filter: name, pid, user, container, device (Enter/Esc)",

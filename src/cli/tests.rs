@@ -323,3 +323,26 @@ fn the_exporters_delay_help_names_its_default() {
         "ExportArgs::delay's help says 15s"
     );
 }
+
+#[test]
+fn the_theme_comes_from_the_flag_over_the_file() {
+    use crate::ui::theme::ThemeKind;
+    assert_eq!(settings(&[]).interactive.theme, ThemeKind::Default);
+    assert_eq!(
+        settings(&["--theme", "light"]).interactive.theme,
+        ThemeKind::Light
+    );
+    let file = "[interactive]\ntheme = \"light\"\n";
+    assert_eq!(
+        with_file(&[], file).unwrap().interactive.theme,
+        ThemeKind::Light
+    );
+    assert_eq!(
+        with_file(&["--theme", "high-contrast"], file)
+            .unwrap()
+            .interactive
+            .theme,
+        ThemeKind::HighContrast
+    );
+    assert!(parse(&["--theme", "neon"]).is_err());
+}

@@ -11,6 +11,7 @@ use super::duration::parse_duration;
 use super::values::{parse_resource_type, parse_sort_key};
 use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
+use crate::ui::theme::ThemeKind;
 use serde::Deserialize;
 use std::fmt;
 use std::ops::Range;
@@ -59,6 +60,7 @@ struct RawReport {
 struct RawInteractive {
     mouse: Option<bool>,
     color: Option<bool>,
+    theme: Text,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -98,6 +100,7 @@ pub struct Defaults {
     pub crit: Option<Percent>,
     pub mouse: Option<bool>,
     pub color: Option<bool>,
+    pub theme: Option<ThemeKind>,
     pub retention: Option<Duration>,
     pub trend_window: Option<Duration>,
     pub err_linger: Option<Duration>,
@@ -205,6 +208,23 @@ impl Defaults {
                 .transpose()?,
             mouse: raw.interactive.mouse,
             color: raw.interactive.color,
+            theme: raw
+                .interactive
+                .theme
+                .as_ref()
+                .map(|v| {
+                    ThemeKind::parse(v.get_ref()).ok_or_else(|| {
+                        at(
+                            text,
+                            v.span(),
+                            format!(
+                                "unknown theme `{}` (default, light, high-contrast)",
+                                v.get_ref()
+                            ),
+                        )
+                    })
+                })
+                .transpose()?,
             retention: duration("trends.retention", &raw.trends.retention)?,
             trend_window: duration("trends.window", &raw.trends.window)?,
             err_linger: duration("trends.err_linger", &raw.trends.err_linger)?,

@@ -18,6 +18,7 @@ use crate::model::Thresholds;
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
 use crate::output::OnceOptions;
+use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -67,6 +68,8 @@ pub struct SourceSettings {
     pub objects_every: Duration,
     /// Read limits through libibverbs (`--no-verbs` turns it off).
     pub verbs: bool,
+    /// How far into its timeline the simulated host starts (`--demo-at`).
+    pub demo_at: Duration,
 }
 
 impl Default for SourceSettings {
@@ -77,6 +80,7 @@ impl Default for SourceSettings {
             timeout: Duration::from_secs(5),
             objects_every: Duration::ZERO,
             verbs: true,
+            demo_at: Duration::ZERO,
         }
     }
 }
@@ -91,6 +95,8 @@ pub struct InteractiveSettings {
     pub mouse: bool,
     /// Use colours (`--no-color`, `color = false`, a non-empty `NO_COLOR`).
     pub color: bool,
+    /// The palette (`--theme`, `theme = "light"`).
+    pub theme: ThemeKind,
 }
 
 impl Default for InteractiveSettings {
@@ -98,6 +104,7 @@ impl Default for InteractiveSettings {
         InteractiveSettings {
             mouse: true,
             color: true,
+            theme: ThemeKind::Default,
         }
     }
 }
@@ -165,6 +172,7 @@ impl Settings {
             thresholds: self.report.thresholds,
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,
+            theme: self.interactive.theme,
             history: self.history.clone(),
         }
     }

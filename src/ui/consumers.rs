@@ -4,12 +4,13 @@ use super::format::pad;
 use super::paint::{put, style_area, title_line};
 use super::sparkline::{age_text, signed, signed_bytes, sparkline};
 use super::theme::Theme;
-use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
+use crate::app::columns::ConsumerColumn;
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::screens::main::MainScreen;
 use crate::app::{Ctx, Focus, Level, Thresholds};
 use crate::model::consumers::{Consumer, SortDirection};
+use crate::model::consumers_growth::{GrowthMark, growth};
 use crate::model::history::BaselineDelta;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -45,14 +46,18 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         buf,
         pane.title,
         Span::styled(
-            format!("Top consumers ({})", main.consumers.len()),
+            format!(
+                "Top consumers ({}) {}",
+                main.consumers.len(),
+                ctx.filter.scope_label()
+            ),
             title_style,
         ),
         &extra,
         theme.dim(),
     );
 
-    let placed = fit_consumer_columns_with(ctx.filter, pane.header.width, ctx.sparklines);
+    let placed = main.placed_columns(ctx, pane.header.width);
     if pane.header.height > 0 {
         for p in &placed {
             let sorted =
@@ -107,7 +112,11 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
                 (column, Some(d)) if delta_shown(column) => delta_cell(d, column, theme),
                 (column, _) => cell(c, column, &ctx.config.thresholds, theme),
             };
-            let text = pad(&text, usize::from(p.width), p.column.right_aligned());
+            let width = usize::from(p.width);
+            let (text, style) = match p.column {
+                ConsumerColumn::Name => with_growth(ctx, c, text, style, width, theme),
+                _ => (pad(&text, width, p.column.right_aligned()), style),
+            };
             put(buf, pane.rows.x + p.x, y, &text, p.width, style);
         }
         if i == main.consumer_cursor.selected {
@@ -115,6 +124,41 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
             style_area(buf, line, theme.selected(focused));
         }
     }
+}
+
+/// The NAME cell with the owner's growth at its right end: `leaky_svc
+/// ⚠ +30 QP/min` for a leak suspect (the whole name in the alert style),
+/// `↑ +6 QP` while counts keep rising; only the mark when the column is
+/// narrow.
+fn with_growth(
+    ctx: &Ctx,
+    c: &Consumer,
+    name: String,
+    style: Style,
+    width: usize,
+    theme: &Theme,
+) -> (String, Style) {
+    let Some(g) = ctx
+        .insights
+        .owner(&c.owner)
+        .and_then(|t| growth(t, ctx.insights.min_span_ms))
+    else {
+        return (pad(&name, width, false), style);
+    };
+    let style = match g.mark {
+        GrowthMark::LeakSuspect => theme.alert(),
+        GrowthMark::Rising => style,
+    };
+    let full = format!("{} {}", g.mark.symbol(), g.text);
+    let name_len = name.chars().count();
+    let tail = if name_len + 1 + full.chars().count() <= width {
+        full
+    } else {
+        g.mark.symbol().to_string()
+    };
+    let room = width.saturating_sub(tail.chars().count() + 1);
+    let name = pad(&name, room, false);
+    (format!("{name} {tail:>0$}", width - room - 1), style)
 }
 
 /// Columns that show the change since the baseline while one is set.
