@@ -7,6 +7,7 @@
 //! (`N:rdma:/path`) are read. Nothing here fails: a missing controller, an
 //! unreadable file or a garbled line just means no quota is shown.
 
+use super::procfs::read_limited;
 use crate::model::limits::{DeviceQuota, Quota, RdmaCgroup};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -207,13 +208,25 @@ fn binding_quotas(own_path: &str, levels: &[Level]) -> Option<RdmaCgroup> {
     })
 }
 
-/// `/a/b/c` → `["/a/b/c", "/a/b", "/a"]`: the root has no `rdma.max`.
-fn ancestry(path: &str) -> Vec<String> {
-    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    (1..=parts.len())
-        .rev()
-        .map(|n| format!("/{}", parts[..n].join("/")))
-        .collect()
+/// `/proc/<pid>/cgroup` is a few short lines; the bound the other procfs
+/// readers use. A larger file is refused rather than cut, since a cut path
+/// would name some other cgroup.
+const CGROUP_FILE_LIMIT: u64 = 64 * 1024;
+
+/// The kernel refuses longer paths (`PATH_MAX`), so deeper levels cannot be
+/// opened; skipping them without building their file names keeps the work
+/// per level bounded however deep a (hostile) path is.
+const PATH_MAX: usize = 4096;
+
+/// `/a/b/c` → `/a/b/c`, `/a/b`, `/a` (the root has no `rdma.max`): slices of
+/// `path`, each found by one backwards search from the previous one, so
+/// walking a path costs its length once instead of once per level.
+fn ancestry(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(path.trim_end_matches('/')), |p| {
+        p.rfind('/')
+            .map(|i| p.get(..i).unwrap_or_default().trim_end_matches('/'))
+    })
+    .take_while(|p| !p.is_empty())
 }
 
 /// Reads quotas for processes; one instance lives as long as the source, with
@@ -245,12 +258,15 @@ impl CgroupRdmaReader {
 
     /// The quotas binding process `pid`, if any limit is set on its path.
     pub fn for_process(&mut self, pid: u32) -> Option<RdmaCgroup> {
-        let text =
-            std::fs::read_to_string(self.proc_root.join(pid.to_string()).join("cgroup")).ok()?;
-        let (hierarchy, path) = rdma_cgroup_path(&text)?;
+        let file = self.proc_root.join(pid.to_string()).join("cgroup");
+        let bytes = read_limited(&file, CGROUP_FILE_LIMIT + 1).ok()?;
+        if bytes.len() as u64 > CGROUP_FILE_LIMIT {
+            return None;
+        }
+        let (hierarchy, path) = rdma_cgroup_path(&String::from_utf8_lossy(&bytes))?;
         let mut levels = Vec::new();
-        for level_path in ancestry(&path) {
-            if let Some(level) = self.level(hierarchy, &level_path) {
+        for level_path in ancestry(&path).filter(|p| p.len() <= PATH_MAX) {
+            if let Some(level) = self.level(hierarchy, level_path) {
                 levels.push(level.clone());
             }
         }
@@ -340,8 +356,54 @@ mod tests {
 
     #[test]
     fn ancestry_stops_below_the_root() {
-        assert_eq!(ancestry("/a/b"), ["/a/b", "/a"]);
-        assert!(ancestry("/").is_empty());
+        let walk = |p| ancestry(p).collect::<Vec<_>>();
+        assert_eq!(walk("/a/b"), ["/a/b", "/a"]);
+        assert_eq!(walk("/a//b/"), ["/a//b", "/a"]);
+        assert!(walk("/").is_empty());
+        assert!(walk("").is_empty());
+    }
+
+    #[test]
+    fn a_deep_path_is_walked_in_slices_of_itself() {
+        let path = "/a".repeat(30_000);
+        let levels: Vec<&str> = ancestry(&path).collect();
+        assert_eq!(levels.len(), 30_000);
+        assert_eq!(levels.last(), Some(&"/a"));
+        // Every level borrows the path: nothing is built per level.
+        assert!(
+            levels
+                .iter()
+                .all(|l| path.starts_with(l) && l.as_ptr() == path.as_ptr())
+        );
+    }
+
+    #[test]
+    fn only_levels_short_enough_to_open_are_looked_up() {
+        let (tmp, mut reader) = tree();
+        // 30,000 levels under the limited pod (60 kB, inside the file bound).
+        let deep = format!("0::/kubepods/pod1{}\n", "/a".repeat(30_000));
+        fs::write(tmp.path().join("proc/100/cgroup"), deep).unwrap();
+        let c = reader.for_process(100).unwrap();
+        assert_eq!(c.devices["mlx5_0"].hca_object.cgroup, "/kubepods/pod1");
+        // Levels past PATH_MAX cannot be opened and are not even tried.
+        assert!(
+            reader.levels.len() <= PATH_MAX / 2,
+            "{}",
+            reader.levels.len()
+        );
+    }
+
+    #[test]
+    fn an_oversized_cgroup_file_is_refused() {
+        let (tmp, mut reader) = tree();
+        let mut text = "0::/kubepods/pod1/c1\n".to_string();
+        text.push_str(&"9:cpu:/x\n".repeat(10_000)); // 90 kB
+        fs::write(tmp.path().join("proc/100/cgroup"), &text).unwrap();
+        assert_eq!(reader.for_process(100), None);
+        // Within the bound the same first line is read.
+        text.truncate(CGROUP_FILE_LIMIT as usize - 100);
+        fs::write(tmp.path().join("proc/100/cgroup"), &text).unwrap();
+        assert!(reader.for_process(100).is_some());
     }
 
     fn write(dir: &Path, max: &str, current: &str) {

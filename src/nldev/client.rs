@@ -48,6 +48,11 @@ impl<T: Transport> NldevClient<T> {
         &self.transport
     }
 
+    /// The transport's diagnostics since the last call.
+    pub fn take_transport_notes(&mut self) -> Vec<String> {
+        self.transport.take_notes()
+    }
+
     pub fn into_transport(self) -> T {
         self.transport
     }

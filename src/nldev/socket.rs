@@ -7,9 +7,9 @@ use neli::consts::socket::{Msg, NlFamily};
 use neli::socket::NlSocket;
 use neli::utils::Groups;
 use nix::errno::Errno;
-use nix::sys::socket::{setsockopt, sockopt::ReceiveTimeout};
+use nix::sys::socket::{MsgFlags, NetlinkAddr, recvmsg, setsockopt, sockopt::ReceiveTimeout};
 use nix::sys::time::TimeVal;
-use std::io;
+use std::io::{self, IoSliceMut};
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
@@ -33,6 +33,10 @@ const EXCHANGE_TIMEOUTS: u32 = 30;
 /// the next request opens a fresh one, so late answers to the old request go
 /// to a socket that no longer exists. Datagrams whose sequence number is not
 /// the current request's are dropped as well.
+///
+/// Spoofed replies: a process with CAP_NET_ADMIN can send datagrams to
+/// restop's port. Only datagrams from the kernel (port 0) are read as
+/// replies; others are dropped with a debug note ([`Transport::take_notes`]).
 pub struct SocketTransport {
     /// Always NETLINK_RDMA, except in tests of the socket mechanics.
     family: NlFamily,
@@ -42,6 +46,16 @@ pub struct SocketTransport {
     seq: Option<u32>,
     /// When the current exchange must be over.
     deadline: Option<Instant>,
+    notes: Vec<String>,
+}
+
+/// At most this many notes wait for `take_notes` (a flood keeps the first).
+const MAX_NOTES: usize = 16;
+
+/// Only the kernel, port 0, answers requests; a datagram without a sender
+/// address cannot be told apart from a forged one.
+fn from_kernel(sender: Option<&NetlinkAddr>) -> bool {
+    sender.is_some_and(|a| a.pid() == 0)
 }
 
 impl std::fmt::Debug for SocketTransport {
@@ -70,6 +84,7 @@ impl SocketTransport {
             buf: vec![0; RECV_BUFFER],
             seq: None,
             deadline: None,
+            notes: Vec::new(),
         })
     }
 
@@ -137,9 +152,16 @@ impl Transport for SocketTransport {
                     after: self.timeout.saturating_mul(EXCHANGE_TIMEOUTS),
                 });
             }
-            // MSG_TRUNC makes recv return the datagram's full length, so an
-            // oversized datagram is detected instead of silently cut.
-            match socket.recv(&mut self.buf[..], Msg::TRUNC) {
+            match receive(socket.as_raw_fd(), &mut self.buf) {
+                Ok((_, sender)) if !from_kernel(sender.as_ref()) => {
+                    if self.notes.len() < MAX_NOTES {
+                        let port = sender.map_or_else(|| "unknown".into(), |a| a.pid().to_string());
+                        self.notes.push(format!(
+                            "{op}: dropped a netlink datagram from port {port}, not the kernel"
+                        ));
+                    }
+                    continue;
+                }
                 Ok((len, _)) => {
                     if len > self.buf.len() {
                         self.abandon();
@@ -187,6 +209,18 @@ impl Transport for SocketTransport {
         self.seq = None;
         self.deadline = None;
     }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+}
+
+/// One datagram into `buf` with its sender. `MSG_TRUNC` makes the length the
+/// datagram's full one, so an oversized datagram is detected, not cut.
+fn receive(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<NetlinkAddr>)> {
+    let mut iov = [IoSliceMut::new(buf)];
+    let msg = recvmsg::<NetlinkAddr>(fd, &mut iov, None, MsgFlags::MSG_TRUNC)?;
+    Ok((msg.bytes, msg.address))
 }
 
 #[cfg(test)]
@@ -278,6 +312,53 @@ mod tests {
             matches!(err, NlError::Timeout { after, .. } if after == Duration::from_millis(300))
         );
         assert!(t.socket.is_none());
+    }
+
+    #[test]
+    fn only_the_kernel_port_is_a_sender() {
+        assert!(from_kernel(Some(&NetlinkAddr::new(0, 0))));
+        assert!(!from_kernel(Some(&NetlinkAddr::new(4242, 0))));
+        assert!(!from_kernel(None));
+    }
+
+    #[test]
+    fn a_forged_reply_from_another_socket_is_dropped() {
+        let Some(mut t) = route(Duration::from_millis(500)) else {
+            return;
+        };
+        let Ok(forger) = NlSocket::connect(NlFamily::Route, None, Groups::empty()) else {
+            return;
+        };
+        let fd = t.socket.as_ref().unwrap().as_raw_fd();
+        let ours: NetlinkAddr = nix::sys::socket::getsockname(fd).unwrap();
+        // NLMSG_DONE with the sequence number of the request to come.
+        let mut forged = Vec::new();
+        forged.extend_from_slice(&20u32.to_ne_bytes());
+        forged.extend_from_slice(&crate::nldev::consts::NLMSG_DONE.to_ne_bytes());
+        forged.extend_from_slice(&0x2u16.to_ne_bytes());
+        forged.extend_from_slice(&9u32.to_ne_bytes());
+        forged.extend_from_slice(&0u32.to_ne_bytes());
+        forged.extend_from_slice(&0i32.to_ne_bytes());
+        let sent = nix::sys::socket::sendto(
+            forger.as_raw_fd(),
+            &forged,
+            &NetlinkAddr::new(ours.pid(), 0),
+            nix::sys::socket::MsgFlags::empty(),
+        );
+        if sent.is_err() {
+            // Sending to a user port needs CAP_NET_ADMIN: nothing to forge here.
+            return;
+        }
+        t.send("GET", &getlink_lo(9)).unwrap();
+        let first = messages(t.recv("GET").unwrap()).next().unwrap().unwrap();
+        assert_eq!(first.header.seq, 9);
+        assert_eq!(first.header.kind, 16, "RTM_NEWLINK from the kernel first");
+        let notes = t.take_notes();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains(&format!("port {}", forger.pid().unwrap())),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -24,4 +24,10 @@ pub trait Transport {
 
     /// The current exchange ended before its last message: drop the rest.
     fn abandon(&mut self);
+
+    /// Diagnostics since the last call (datagrams dropped as not from the
+    /// kernel): for `RESTOP_DEBUG`, never errors.
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -31,7 +31,13 @@ pub fn spawn(
         .name("restop-collector".into())
         .spawn(move || {
             let mut session = Session::new(source, Pacer::every(interval));
+            let panic_after = super::test_hooks::collector_panic_after();
+            let mut sent = 0usize;
             session.run(&mut ControlWaiter(control), &mut |tick| {
+                if panic_after.is_some_and(|n| sent >= n) {
+                    super::test_hooks::panic_in_collector();
+                }
+                sent += 1;
                 let finished = matches!(tick.result, Err(CollectError::Exhausted));
                 let event = Event::Snapshot {
                     result: tick.result.map(Box::new),

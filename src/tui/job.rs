@@ -1,12 +1,21 @@
 //! Job control like htop's: Ctrl-Z (a key in raw mode) or SIGTSTP gives the
 //! terminal back (cooked mode, primary screen, cursor, no mouse) and stops
 //! restop; on continue it takes the terminal again and redraws all of it.
+//!
+//! Continued in the background (`kill -CONT`, `bg`), restop must not touch
+//! the terminal: setting its mode or reading from it would stop restop again
+//! with SIGTTOU/SIGTTIN, where a SIGTERM could not end it. So the view stays
+//! away (the input thread parked, nothing drawn) until restop is in the
+//! terminal's foreground process group again (`fg`); termination signals end
+//! it meanwhile as usual.
 
+use super::input;
 use super::terminal::{self, Tty};
 use crate::app::Event;
 use crate::signals;
 use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
 use nix::sys::signal::{Signal, raise};
+use nix::unistd::{getpgrp, tcgetpgrp};
 
 /// Ctrl-Z, which raw mode delivers as a key instead of a signal.
 pub fn is_suspend_key(event: &Event) -> bool {
@@ -16,19 +25,48 @@ pub fn is_suspend_key(event: &Event) -> bool {
             && k.kind != KeyEventKind::Release)
 }
 
-/// Restores the terminal, stops until SIGCONT, then takes the terminal back.
-pub fn suspend(tty: &mut Tty) -> anyhow::Result<()> {
-    let mouse = terminal::suspend();
-    // SIGSTOP cannot be caught: the shell sees restop stopped, as after Ctrl-Z.
-    raise(Signal::SIGSTOP)?;
-    resume(tty, mouse)
+/// Where the view is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screen {
+    /// Full-screen on the terminal, drawn every turn.
+    Shown,
+    /// The terminal is the shell's: restop runs in the background.
+    Away,
 }
 
-/// After a stop restop did not ask for (SIGSTOP from outside) or a SIGCONT:
-/// raw mode may have been reset by the shell, so take the terminal again.
-pub fn resume(tty: &mut Tty, mouse: bool) -> anyhow::Result<()> {
+/// True when restop may use the terminal: it is in the terminal's foreground
+/// process group, or the terminal is not its controlling one (no job control
+/// then, and no SIGTTOU either).
+pub fn in_foreground() -> bool {
+    match tcgetpgrp(std::io::stdin()) {
+        Ok(group) => group == getpgrp(),
+        Err(_) => true,
+    }
+}
+
+/// Restores the terminal, stops until SIGCONT, then takes the terminal back
+/// if restop was continued in the foreground.
+pub fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Screen> {
+    input::park();
+    terminal::suspend();
+    // SIGSTOP cannot be caught: the shell sees restop stopped, as after Ctrl-Z.
+    raise(Signal::SIGSTOP)?;
+    continued(tty, mouse)
+}
+
+/// After a SIGCONT (or a stop restop did not ask for: the shell may have
+/// reset raw mode): in the foreground take the terminal again and clear it
+/// for a full redraw; in the background let go of it without waiting on it.
+pub fn continued(tty: &mut Tty, mouse: bool) -> anyhow::Result<Screen> {
     let _ = signals::take_continued();
+    if !in_foreground() {
+        input::park();
+        // Only does something when the stop came from outside (SIGSTOP).
+        terminal::restore();
+        return Ok(Screen::Away);
+    }
     terminal::resume(mouse)?;
     tty.clear()?;
-    Ok(())
+    input::unpark();
+    Ok(Screen::Shown)
 }

@@ -9,6 +9,7 @@ pub mod job;
 pub mod replayer;
 pub mod signals;
 pub mod terminal;
+mod test_hooks;
 
 use crate::app::{App, AppConfig, Command, Event};
 use crate::model::SourceKind;
@@ -69,15 +70,32 @@ fn run_app(
     let (events_tx, events_rx) = mpsc::channel();
     let (control_tx, control_rx) = mpsc::channel();
     let stop_input = Arc::new(AtomicBool::new(false));
-    let input = input::spawn(events_tx.clone(), Arc::clone(&stop_input))?;
+    let input = if test_hooks::no_input_thread() {
+        None
+    } else {
+        Some(input::spawn(events_tx.clone(), Arc::clone(&stop_input))?)
+    };
     feed(events_tx.clone(), control_rx)?;
     drop(events_tx);
 
-    let result = event_loop(&mut app, guard.terminal(), &events_rx, &control_tx);
+    let hangup = hangup::HangupWatch::new();
+    let result = event_loop(&mut app, guard.terminal(), &events_rx, &control_tx, &hangup);
+    let lost = hangup.terminal_lost();
+    let result = match result {
+        // Whatever failed on a terminal that went away (EIO on a write, or
+        // on setting raw mode after the SIGCONT of the hang-up) was the
+        // hang-up, which ends the view like `q`.
+        Err(_) if lost && !terminal::panicked() => Ok(()),
+        other => other,
+    };
 
     let _ = control_tx.send(Control::Stop);
     stop_input.store(true, Ordering::SeqCst);
-    drop(guard);
+    if lost {
+        guard.release_lost();
+    } else {
+        drop(guard);
+    }
     // Never joined: on a terminal that just went away crossterm's reader can
     // spin inside `event::poll` forever (crossterm issue #793). The process
     // exits as soon as this returns, which ends the thread wherever it is.
@@ -90,6 +108,7 @@ fn event_loop(
     terminal: &mut Tty,
     events: &Receiver<Event>,
     control: &Sender<Control>,
+    hangup: &hangup::HangupWatch,
 ) -> anyhow::Result<()> {
     let size = terminal.size()?;
     let mut first = app.update(Event::Resize(size.width, size.height));
@@ -97,8 +116,8 @@ fn event_loop(
     if carry_out(first, control) {
         return Ok(());
     }
-    terminal.draw(|f| ui::draw(f, app))?;
-    let hangup = hangup::HangupWatch::new();
+    draw(terminal, app)?;
+    let mut screen = job::Screen::Shown;
     loop {
         // A replay's next snapshot may be due before the next tick.
         let wait = app
@@ -106,6 +125,9 @@ fn event_loop(
             .as_ref()
             .and_then(|r| r.wait_ms(now_ms()))
             .map_or(TICK, |ms| TICK.min(ms.as_duration()));
+        if terminal::panicked() {
+            return Err(panic_ended());
+        }
         let event = if signals::termination_requested() || hangup.terminal_lost() {
             Event::Quit
         } else {
@@ -115,12 +137,15 @@ fn event_loop(
                 Err(RecvTimeoutError::Disconnected) => Event::Quit,
             }
         };
+        let mouse = app.config.mouse;
         let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
-            job::suspend(terminal)?;
+            screen = job::suspend(terminal, mouse)?;
             Event::Tick(now_ms())
         } else {
-            if crate::signals::take_continued() {
-                job::resume(terminal, app.config.mouse)?;
+            // `fg` sends SIGCONT; the foreground check also covers a missed one.
+            let back = screen == job::Screen::Away && job::in_foreground();
+            if crate::signals::take_continued() || back {
+                screen = job::continued(terminal, mouse)?;
             }
             event
         };
@@ -132,9 +157,23 @@ fn event_loop(
         if carry_out(commands, control) {
             return Ok(());
         }
-        // ratatui diffs against the previous frame: only changed cells are written.
-        terminal.draw(|f| ui::draw(f, app))?;
+        if screen == job::Screen::Shown {
+            draw(terminal, app)?;
+        }
     }
+}
+
+/// Draws the view; fails once a panic has taken the screen for its message.
+fn draw(terminal: &mut Tty, app: &mut App) -> anyhow::Result<()> {
+    // ratatui diffs against the previous frame: only changed cells are written.
+    match terminal::draw_frame(|| terminal.draw(|f| ui::draw(f, app))) {
+        Some(drawn) => drawn.map(drop).map_err(Into::into),
+        None => Err(panic_ended()),
+    }
+}
+
+fn panic_ended() -> anyhow::Error {
+    anyhow::anyhow!("a restop thread panicked (message above): the view was ended")
 }
 
 /// Passes the application's commands on; true when it asked to quit.

@@ -71,6 +71,8 @@ mod tui_sizes;
 mod tui_state;
 mod tui_terminal;
 mod tui_terminal_counters;
+mod tui_terminal_hangup;
+mod tui_terminal_jobs;
 mod tui_view;
 mod vm_counters;
 mod vm_counters_tui;

@@ -17,14 +17,14 @@ use std::time::{Duration, Instant};
 
 const TMUX: &str = "/usr/bin/tmux";
 /// The shell prompt (`capture-pane` drops the trailing space of `PS1`).
-const PROMPT: &str = "rt-prompt>";
+pub(crate) const PROMPT: &str = "rt-prompt>";
 /// Generous: a debug build on a busy machine.
 const WAIT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Session {
     name: String,
     /// The restop this session started, killed by `Drop` if a test failed early.
-    restop: Cell<Option<i32>>,
+    pub(crate) restop: Cell<Option<i32>>,
 }
 
 impl Session {
@@ -62,7 +62,7 @@ impl Session {
         Some(s)
     }
 
-    fn tmux(&self, args: &[&str]) -> Output {
+    pub(crate) fn tmux(&self, args: &[&str]) -> Output {
         tmux(&self.name, args)
     }
 
@@ -81,12 +81,12 @@ impl Session {
         );
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = self.tmux(&["capture-pane", "-p", "-t", &self.name]);
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn query(&self, format: &str) -> String {
+    pub(crate) fn query(&self, format: &str) -> String {
         let out = self.tmux(&["display-message", "-p", "-t", &self.name, format]);
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
@@ -113,7 +113,7 @@ impl Session {
     }
 
     /// Starts restop under a wrapper command (`prefix`) and returns its pid.
-    fn start_restop_under(&self, prefix: &str, extra: &str) -> i32 {
+    pub(crate) fn start_restop_under(&self, prefix: &str, extra: &str) -> i32 {
         let bin = env!("CARGO_BIN_EXE_restop");
         self.type_text(&format!("{prefix} {bin} --demo -d 500ms {extra}"));
         self.send(&["Enter"]);
@@ -132,7 +132,7 @@ impl Session {
     }
 
     /// The shell's terminal is in cooked mode (`stty -a` shows echo and icanon).
-    fn assert_cooked(&self) {
+    pub(crate) fn assert_cooked(&self) {
         self.send(&["clear", "Enter"]);
         self.type_text("stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ,");
         self.send(&["Enter"]);
@@ -175,7 +175,7 @@ impl Drop for Session {
     }
 }
 
-trait LastNonEmpty<'a> {
+pub(crate) trait LastNonEmpty<'a> {
     fn last_nonempty(self) -> Option<&'a str>;
 }
 
@@ -347,7 +347,7 @@ fn sigtstp_gives_the_shell_back_and_fg_the_view() {
 impl Session {
     /// restop stopped with the terminal given back, then `fg` brings the view
     /// back in raw mode; `q` ends it.
-    fn assert_stopped_then_back(&self, pid: i32) {
+    pub(crate) fn assert_stopped_then_back(&self, pid: i32) {
         let s = self;
         s.wait_for("the shell after Ctrl-Z", |s| {
             s.contains("Stopped")
@@ -422,13 +422,13 @@ pub(crate) fn restop_under(parent: i32) -> Option<i32> {
     None
 }
 
-fn kill(pid: i32, signal: Signal) {
+pub(crate) fn kill(pid: i32, signal: Signal) {
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
 }
 
 /// Fields after the parenthesised comm of `/proc/PID/stat` (state first),
 /// or None once the process is gone or a zombie (it runs no more).
-fn stat_fields(pid: i32) -> Option<Vec<String>> {
+pub(crate) fn stat_fields(pid: i32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = stat.rsplit_once(") ")?.1;
     let fields: Vec<String> = rest.split_whitespace().map(str::to_string).collect();

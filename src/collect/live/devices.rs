@@ -80,7 +80,8 @@ impl<T: Transport> LiveSource<T> {
             })
             .collect();
         let opened = self.verbs.query_new(&keys);
-        let notes = self.verbs.take_notes();
+        let mut notes = self.verbs.take_notes();
+        notes.extend(self.client.take_transport_notes());
         self.note(notes);
         opened
     }

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Why a file could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ReadFailure {
+pub(crate) enum ReadFailure {
     /// The process or thread no longer exists (or procfs hides it: `hidepid=invisible`).
     Gone,
     /// Permission denied (`hidepid=noaccess`, or a file only the owner may read).
@@ -39,7 +39,7 @@ impl From<io::Error> for ReadFailure {
 
 /// Reads at most `limit` bytes: /proc files report size 0, and a command line can be
 /// megabytes long.
-pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
     let mut buf = Vec::with_capacity(512);
     File::open(path)?.take(limit).read_to_end(&mut buf)?;
     Ok(buf)

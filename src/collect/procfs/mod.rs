@@ -13,6 +13,8 @@ mod reader;
 mod users;
 
 pub use container::container_from_cgroup;
+/// The bounded read the cgroup quota reader shares.
+pub(crate) use files::read_limited;
 pub use kubelet::{KubeletPods, parse_container_log, parse_pod_dir};
 pub use reader::ProcReader;
 pub use users::UserNames;
