@@ -65,6 +65,8 @@ mod trends_tui;
 mod tui_common;
 mod tui_keys_terminal;
 mod tui_render;
+mod tui_signal;
+mod tui_signal_send;
 mod tui_sizes;
 mod tui_state;
 mod tui_terminal;

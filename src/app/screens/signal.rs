@@ -238,7 +238,7 @@ impl Pane for SignalScreen {
         }
         y = y.saturating_add(1);
         if y < bottom {
-            let help = "Enter sends  Esc cancels  (pid checked first)";
+            let help = "Enter sends   Esc cancels";
             put(buf, inner.x, y, help, inner.width, theme.dim());
         }
     }
