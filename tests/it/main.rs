@@ -67,6 +67,7 @@ mod tui_keys_terminal;
 mod tui_render;
 mod tui_signal;
 mod tui_signal_send;
+mod tui_signal_terminal;
 mod tui_sizes;
 mod tui_state;
 mod tui_terminal;
