@@ -215,6 +215,7 @@ pub const ALL: &[Family] = &[
     super::counters::PORT_TRANSMIT_PACKETS,
     super::counters::PORT_RECEIVE_PACKETS,
     super::counters::PORT_LINK_RATE,
+    super::counters::QP_BOUND_COUNTER,
     ERROR_QUEUE_PAIR_OLDEST_AGE,
     LEAK_SUSPECTS,
     PROCESS_LEAK_SUSPECT,

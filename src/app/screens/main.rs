@@ -179,7 +179,7 @@ impl Pane for MainScreen {
         let Some(snapshot) = ctx.snapshot else {
             return;
         };
-        self.devices = device_rows(snapshot, ctx.filter);
+        self.devices = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
         self.consumers = consumers(snapshot, ctx.filter);
         self.deltas = baseline_deltas(ctx.history, snapshot, &self.consumers, ctx.filter);
         self.resort();
@@ -220,6 +220,12 @@ impl Pane for MainScreen {
         }
         let owner = self.selected_consumer()?.owner.clone();
         Some(Box::new(DrillView::new(owner, ctx.filter)))
+    }
+
+    fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
+        let device = self.devices.get(self.device_cursor.selected)?;
+        let port = device.ports.first()?;
+        Some((device.name.clone(), port.index))
     }
 
     fn step_sort(&mut self, step: isize, ctx: &Ctx) {
