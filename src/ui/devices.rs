@@ -8,7 +8,7 @@ use super::counters_format::{bytes_per_s, packets_per_s};
 use super::devices_grid::{Column, Grid, HEALTH_FIRST, Placed, name_text, plan_grid, port_text};
 use super::format::pad;
 use super::gauge::{gauge, trend_gauge};
-use super::paint::{put, put_spans, style_area, title_line};
+use super::paint::{put, put_line, put_spans, style_area, title_line};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
 use crate::app::devices_view::{DeviceRow, DeviceTraffic, Traffic};
@@ -137,14 +137,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         } else {
             "collecting…"
         };
-        put(
-            buf,
-            pane.rows.x,
-            pane.rows.y,
-            message,
-            pane.rows.width,
-            theme.dim(),
-        );
+        put_line(buf, pane.rows, message, theme.dim());
         return;
     }
 

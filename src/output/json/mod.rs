@@ -16,7 +16,7 @@ use crate::model::filter::Filter;
 use crate::model::limits::{Quota, Thresholds, process_shares};
 use crate::model::{
     Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup, ResourceType, Runtime,
-    Snapshot, SourceKind, Warning, WarningKind,
+    Snapshot, SourceKind, Warning,
 };
 
 /// The document for `snapshot` under `filter`.
@@ -82,24 +82,10 @@ fn meta(snapshot: &Snapshot, warnings: &[Warning]) -> MetaView {
         warnings: warnings
             .iter()
             .map(|w| WarningView {
-                kind: warning_kind(w.kind),
+                kind: w.kind.name(),
                 message: w.message.clone(),
             })
             .collect(),
-    }
-}
-
-fn warning_kind(kind: WarningKind) -> &'static str {
-    match kind {
-        WarningKind::Permission => "permission",
-        WarningKind::DumpFailed => "dump_failed",
-        WarningKind::DeviceVanished => "device_vanished",
-        WarningKind::Netns => "netns",
-        WarningKind::Unattributed => "unattributed",
-        WarningKind::Procfs => "procfs",
-        WarningKind::SlowDump => "slow_dump",
-        WarningKind::Limit => "limit",
-        WarningKind::Other => "other",
     }
 }
 
