@@ -24,6 +24,8 @@ pub struct AppConfig {
     pub mouse: bool,
     /// The palette (`--theme`).
     pub theme: ThemeKind,
+    /// No signals to processes (`--read-only`): F9/K say so and send nothing.
+    pub read_only: bool,
     /// How much history is kept, the trend window and the alert thresholds.
     pub history: HistoryConfig,
 }
@@ -39,6 +41,7 @@ impl Default for AppConfig {
             color: true,
             mouse: true,
             theme: ThemeKind::Default,
+            read_only: false,
             history: HistoryConfig::default(),
         }
     }

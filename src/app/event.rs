@@ -1,5 +1,6 @@
 //! What the application reacts to, and what it asks the outside world to do.
 
+use super::screens::signal::{SignalOutcome, SignalRequest};
 use crate::model::{DetailScope, Snapshot};
 use crate::source::CollectError;
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -24,6 +25,11 @@ pub enum Event {
     Tick(crate::model::UnixMs),
     /// Leave (a signal, the input closing).
     Quit,
+    /// The event loop tried to send a signal the signal dialog asked for.
+    SignalResult {
+        request: SignalRequest,
+        outcome: SignalOutcome,
+    },
 }
 
 /// What `App::update` asks the event loop to do.
@@ -36,4 +42,7 @@ pub enum Command {
     SetDetails(DetailScope),
     /// A replay: show the recording's snapshot at this index (0-based).
     ShowRecord(usize),
+    /// Send a signal to a process, after checking its start time (the only
+    /// command that acts on the host).
+    Signal(SignalRequest),
 }

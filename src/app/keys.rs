@@ -50,6 +50,8 @@ pub enum Action {
     SortPrev,
     /// `F6`: the sort menu.
     SortMenu,
+    /// `F9`, `K`: send a signal to the selected process (a dialog confirms).
+    Signal,
     /// `P`, `Q`, `M`, ...: sort the consumers by this column (again: reverse).
     SortBy(SortKey),
     Reverse,
@@ -107,6 +109,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
         KeyCode::Char('<') => Action::SortPrev,
         KeyCode::F(6) => Action::SortMenu,
+        KeyCode::F(9) | KeyCode::Char('K') => Action::Signal,
         KeyCode::Char(c) if SORT_KEYS.iter().any(|(k, _)| *k == c) => {
             let key = SORT_KEYS
                 .iter()
@@ -176,6 +179,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("F6", "sort menu: choose the column to sort by"),
     ("r", "reverse the sort order"),
     (
+        "F9  K",
+        "signal the selected process (asks first; not --read-only)",
+    ),
+    (
         "Space  f",
         "freeze / resume the display (collection goes on)",
     ),
@@ -228,6 +235,9 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::Char('3'))), Some(Action::Tab(2)));
         assert_eq!(action_for(key(KeyCode::Char('x'))), None);
         assert_eq!(action_for(key(KeyCode::F(6))), Some(Action::SortMenu));
+        assert_eq!(action_for(key(KeyCode::F(9))), Some(Action::Signal));
+        assert_eq!(action_for(key(KeyCode::Char('K'))), Some(Action::Signal));
+        assert_eq!(action_for(key(KeyCode::Char('k'))), Some(Action::Up));
         assert_eq!(action_for(key(KeyCode::Char('c'))), Some(Action::Counters));
         assert_eq!(
             action_for(key(KeyCode::Char('M'))),

@@ -81,6 +81,9 @@ pub struct App {
     /// Screens opened over the main one, the top one shown; `Esc` pops it.
     pub screens: Vec<Box<dyn Pane>>,
     pub quitting: bool,
+    /// A one-line answer to the last key (a signal sent or refused), shown
+    /// in the footer until the next key.
+    pub status: Option<String>,
     /// Playing a recording (`--replay`): position, speed, pace.
     pub replay: Option<ReplayState>,
 }
@@ -132,6 +135,7 @@ impl App {
             main: MainScreen::new(config.sort, config.direction),
             screens: Vec::new(),
             quitting: false,
+            status: None,
             replay: None,
             config,
         }

@@ -5,12 +5,16 @@ use super::event::{Command, Event};
 use super::keys::{Action, action_for};
 use super::screens::alerts::AlertsScreen;
 use super::screens::counters::CountersScreen;
+use super::screens::drill::DrillView;
 use super::screens::error_qps::ErrorQpScreen;
 use super::screens::help::HelpScreen;
+use super::screens::main::Focus;
 use super::screens::message::MessageScreen;
+use super::screens::signal::{SignalScreen, refusal};
 use super::screens::sort_menu::SortMenu;
 use super::screens::{Outcome, Pane};
 use super::state::{App, FilterEdit, ctx};
+use crate::model::SourceKind;
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -41,6 +45,9 @@ impl App {
                 }
             }
             Event::Quit => self.quit(&mut commands),
+            Event::SignalResult { request, outcome } => {
+                self.status = Some(outcome.message(&request));
+            }
         }
         let wanted = self.wanted_details();
         if wanted != self.requested_details {
@@ -67,6 +74,7 @@ impl App {
         if ctrl_c {
             return self.quit(commands);
         }
+        self.status = None;
         if self.filter_edit.is_some() {
             return self.on_filter_key(key);
         }
@@ -85,6 +93,15 @@ impl App {
                 self.screens.pop();
                 self.main.sort_to(key);
                 self.settle_cursors();
+            }
+            Outcome::Signal(request) => {
+                self.back();
+                self.status = Some(format!(
+                    "sending {} to pid {}…",
+                    request.signal.name(),
+                    request.pid
+                ));
+                commands.push(Command::Signal(request));
             }
         }
     }
@@ -163,6 +180,7 @@ impl App {
                 self.settle_cursors();
             }
             Action::SortBy(_) => {}
+            Action::Signal => self.open_signal_dialog(),
             Action::SortNext => self.step_sort(1),
             Action::SortPrev => self.step_sort(-1),
             Action::Reverse => self.reverse_sort(),
@@ -188,6 +206,34 @@ impl App {
             | Action::MinuteForward
             | Action::First
             | Action::Last => self.on_replay_action(action),
+        }
+    }
+
+    /// `F9`/`K`: the signal dialog for the selected process, or why not.
+    fn open_signal_dialog(&mut self) {
+        if self.config.read_only {
+            self.status = Some("read-only (--read-only): no signals are sent".to_string());
+            return;
+        }
+        if self.source != SourceKind::Live {
+            self.status =
+                Some("pids of demo/replay data are not this host's: no signal is sent".to_string());
+            return;
+        }
+        let consumer = match self.page().as_any().downcast_ref::<DrillView>() {
+            Some(drill) => drill.consumer.as_ref(),
+            None if self.on_main() && self.main.focus == Focus::Consumers => {
+                self.main.selected_consumer()
+            }
+            None => None,
+        };
+        let Some(consumer) = consumer else {
+            self.status = Some("select a process in the consumers table to signal it".to_string());
+            return;
+        };
+        match SignalScreen::for_consumer(consumer) {
+            Some(dialog) => self.open(Box::new(dialog)),
+            None => self.status = refusal(consumer).map(str::to_string),
         }
     }
 
@@ -324,7 +370,7 @@ impl App {
         };
         match offered {
             Outcome::Pass => {}
-            Outcome::Handled | Outcome::CloseAndSort(_) => return,
+            Outcome::Handled | Outcome::CloseAndSort(_) | Outcome::Signal(_) => return,
             Outcome::Close => return self.back(),
         }
         if self.filter_edit.is_some() {

@@ -37,4 +37,14 @@ pub struct InteractiveArgs {
                      Example: restop --theme light"
     )]
     pub theme: Option<crate::ui::theme::ThemeKind>,
+
+    /// Never send a signal to a process (F9/K are off).
+    #[arg(
+        long = "read-only",
+        long_help = "Turn off the one thing in restop that acts on the host: sending a \
+                     signal to the selected process (F9 or K in the interactive view). \
+                     restop then only reads. [or `read_only = true` in the config file]\n\n\
+                     Example: restop --read-only"
+    )]
+    pub read_only: bool,
 }

@@ -41,6 +41,7 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
             mouse: !cli.interactive.no_mouse && d.mouse.unwrap_or(true),
             color: !cli.interactive.no_color && d.color.unwrap_or(true),
             theme: cli.interactive.theme.or(d.theme).unwrap_or_default(),
+            read_only: cli.interactive.read_only || d.read_only.unwrap_or(false),
         },
         history,
         export: cli.command.as_ref().and_then(Command::export_args).cloned(),

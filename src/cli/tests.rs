@@ -346,3 +346,18 @@ fn the_theme_comes_from_the_flag_over_the_file() {
     );
     assert!(parse(&["--theme", "neon"]).is_err());
 }
+
+#[test]
+fn read_only_from_the_command_line_or_the_file() {
+    assert!(!settings(&[]).app_config().read_only);
+    assert!(settings(&["--read-only"]).app_config().read_only);
+    let file = "[interactive]\nread_only = true\n";
+    assert!(with_file(&[], file).unwrap().app_config().read_only);
+    let off = "[interactive]\nread_only = false\n";
+    assert!(
+        with_file(&["--read-only"], off)
+            .unwrap()
+            .app_config()
+            .read_only
+    );
+}

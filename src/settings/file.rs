@@ -61,6 +61,7 @@ struct RawInteractive {
     mouse: Option<bool>,
     color: Option<bool>,
     theme: Text,
+    read_only: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -101,6 +102,8 @@ pub struct Defaults {
     pub mouse: Option<bool>,
     pub color: Option<bool>,
     pub theme: Option<ThemeKind>,
+    /// No signals to processes (`--read-only`).
+    pub read_only: Option<bool>,
     pub retention: Option<Duration>,
     pub trend_window: Option<Duration>,
     pub err_linger: Option<Duration>,
@@ -208,6 +211,7 @@ impl Defaults {
                 .transpose()?,
             mouse: raw.interactive.mouse,
             color: raw.interactive.color,
+            read_only: raw.interactive.read_only,
             theme: raw
                 .interactive
                 .theme

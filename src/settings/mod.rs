@@ -97,6 +97,8 @@ pub struct InteractiveSettings {
     pub color: bool,
     /// The palette (`--theme`, `theme = "light"`).
     pub theme: ThemeKind,
+    /// Never send a signal (`--read-only`, `read_only = true`).
+    pub read_only: bool,
 }
 
 impl Default for InteractiveSettings {
@@ -105,6 +107,7 @@ impl Default for InteractiveSettings {
             mouse: true,
             color: true,
             theme: ThemeKind::Default,
+            read_only: false,
         }
     }
 }
@@ -173,6 +176,7 @@ impl Settings {
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,
             theme: self.interactive.theme,
+            read_only: self.interactive.read_only,
             history: self.history.clone(),
         }
     }

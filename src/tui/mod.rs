@@ -7,6 +7,7 @@ pub mod hangup;
 pub mod input;
 pub mod job;
 pub mod replayer;
+pub mod send_signal;
 pub mod signals;
 pub mod terminal;
 mod test_hooks;
@@ -113,7 +114,7 @@ fn event_loop(
     let size = terminal.size()?;
     let mut first = app.update(Event::Resize(size.width, size.height));
     first.extend(app.update(Event::Tick(now_ms())));
-    if carry_out(first, control) {
+    if carry_out(app, first, control) {
         return Ok(());
     }
     draw(terminal, app)?;
@@ -154,7 +155,7 @@ fn event_loop(
         if !ticked {
             commands.extend(app.update(Event::Tick(now_ms())));
         }
-        if carry_out(commands, control) {
+        if carry_out(app, commands, control) {
             return Ok(());
         }
         if screen == job::Screen::Shown {
@@ -176,14 +177,21 @@ fn panic_ended() -> anyhow::Error {
     anyhow::anyhow!("a restop thread panicked (message above): the view was ended")
 }
 
-/// Passes the application's commands on; true when it asked to quit.
-fn carry_out(commands: Vec<Command>, control: &Sender<Control>) -> bool {
-    for command in commands {
+/// Passes the application's commands on, and the result of any signal sent
+/// back to it as an event; true when it asked to quit.
+fn carry_out(app: &mut App, commands: Vec<Command>, control: &Sender<Control>) -> bool {
+    let mut queue = std::collections::VecDeque::from(commands);
+    while let Some(command) = queue.pop_front() {
         let message = match command {
             Command::Quit => return true,
             Command::SetInterval(d) => Control::SetInterval(d),
             Command::SetDetails(scope) => Control::SetDetails(scope),
             Command::ShowRecord(index) => Control::Show(index),
+            Command::Signal(request) => {
+                let outcome = send_signal::send(std::path::Path::new("/proc"), &request);
+                queue.extend(app.update(Event::SignalResult { request, outcome }));
+                continue;
+            }
         };
         let _ = control.send(message);
     }

@@ -23,6 +23,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         put_spans(buf, area, &spans);
         return;
     }
+    if let Some(status) = &app.status {
+        // The answer to the last key (a signal sent or refused) until the next key.
+        put_spans(buf, area, &[Span::styled(status.clone(), theme.bold())]);
+        return;
+    }
     let mut parts = Vec::new();
     let on_main = app.on_main();
     if on_main {

@@ -16,6 +16,7 @@ pub mod help;
 pub mod main;
 pub mod message;
 mod modal;
+pub mod signal;
 pub mod sort_menu;
 pub mod table;
 
@@ -67,6 +68,8 @@ pub enum Outcome {
     Close,
     /// The screen is done: close it and sort the consumers by this key.
     CloseAndSort(SortKey),
+    /// The signal dialog is confirmed: close it and send this.
+    Signal(signal::SignalRequest),
 }
 
 /// One screen: its state and how it answers every action.

@@ -18,3 +18,12 @@ pub(crate) use files::read_limited;
 pub use kubelet::{KubeletPods, parse_container_log, parse_pod_dir};
 pub use reader::ProcReader;
 pub use users::UserNames;
+
+/// The start time (`/proc/<pid>/stat` field 22, clock ticks since boot) of
+/// process `pid` under `proc_root`, read now: `None` when the process is gone
+/// or its stat cannot be read. What tells a process from a later one that
+/// reused its pid.
+pub fn process_start_time(proc_root: &std::path::Path, pid: u32) -> Option<u64> {
+    let text = files::read_text(&proc_root.join(pid.to_string()).join("stat")).ok()?;
+    files::parse_stat(&text).map(|s| s.start_time)
+}

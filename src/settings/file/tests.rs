@@ -26,6 +26,7 @@ fn every_key_is_read() {
     assert_eq!(d.crit.map(|p| p.value), Some(95.0));
     assert_eq!(d.retention, Some(Duration::from_secs(600)));
     assert_eq!(d.export_interval, Some(Duration::from_secs(15)));
+    assert_eq!(d.read_only, Some(false));
     let text = "[source]\ninterval = \"1m30s\"\ntimeout = \"500ms\"\nobjects_every = \"1h\"\n\
                 verbs = false\n[report]\ncolumns = [\"qp\", \"MR\", \"qp\"]\n\
                 [interactive]\nmouse = false\ncolor = false\n\
