@@ -8,19 +8,10 @@
 
 use crate::model::Container;
 use crate::model::consumers::Consumer;
+use crate::model::owner_group::{GroupKey, OwnerGroupRow, PodKey, group_consumers};
 use std::collections::HashMap;
 
-/// What one per-owner series stands for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum OwnerGroup {
-    /// One series per process (and per kernel module).
-    #[default]
-    Process,
-    /// The processes of one container summed; processes outside containers stay apart.
-    Container,
-    /// The processes of one Kubernetes pod summed; processes outside pods stay apart.
-    Pod,
-}
+pub use crate::model::owner_group::OwnerGroup;
 
 /// How per-owner series are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,30 +60,14 @@ pub const OWNER_LABELS: [&str; 8] = [
 ];
 
 impl OwnerLabels {
-    pub fn of(c: &Consumer, options: &OwnerOptions) -> OwnerLabels {
-        let container = c.process.as_ref().and_then(|p| p.container.as_ref());
-        match (options.group, container) {
-            (OwnerGroup::Pod, Some(ct)) if ct.pod.is_some() => return pod_labels(ct),
-            (OwnerGroup::Container, Some(ct)) if !ct.id.is_empty() => {
-                return container_labels(ct);
-            }
-            _ => {}
+    /// The labels of one row of owners grouped as `--owners-by` says: a pod's or a
+    /// container's, or a lone owner's (with the container it runs in, if any).
+    pub fn of(row: &OwnerGroupRow) -> OwnerLabels {
+        match &row.key {
+            GroupKey::Pod(pod) => pod_labels(pod, &row.name),
+            GroupKey::Container(ct) => container_labels(ct, &row.name),
+            GroupKey::Owner(_) => process_labels(&row.total),
         }
-        let user = match c.user() {
-            Some(name) => name.to_string(),
-            // An unresolved uid is still better than nothing.
-            None => c
-                .process
-                .as_ref()
-                .and_then(|p| p.uid)
-                .map(|uid| uid.to_string())
-                .unwrap_or_default(),
-        };
-        let mut labels = container.map(container_labels).unwrap_or_default();
-        labels.pid = c.pid().map(|p| p.to_string()).unwrap_or_default();
-        labels.name = c.name.clone();
-        labels.user = user;
-        labels
     }
 
     /// The remainder series.
@@ -124,40 +99,50 @@ impl OwnerLabels {
     }
 }
 
-/// A container's labels; `name` is its Kubernetes name or its short id.
-fn container_labels(ct: &Container) -> OwnerLabels {
+/// A lone owner's labels: its pid, name and user, and its container's labels.
+fn process_labels(c: &Consumer) -> OwnerLabels {
+    let user = match c.user() {
+        Some(name) => name.to_string(),
+        // An unresolved uid is still better than nothing.
+        None => c
+            .process
+            .as_ref()
+            .and_then(|p| p.uid)
+            .map(|uid| uid.to_string())
+            .unwrap_or_default(),
+    };
+    let container = c.process.as_ref().and_then(|p| p.container.as_ref());
+    let name = c.name.clone();
+    let mut labels = container
+        .map(|ct| container_labels(ct, &name))
+        .unwrap_or_default();
+    labels.pid = c.pid().map(|p| p.to_string()).unwrap_or_default();
+    labels.name = name;
+    labels.user = user;
+    labels
+}
+
+/// A container's labels, named `name` (its Kubernetes name or its short id).
+fn container_labels(ct: &Container, name: &str) -> OwnerLabels {
     let kube = ct.kube.as_ref();
-    let container = kube.map(|k| k.container.clone()).unwrap_or_default();
     OwnerLabels {
-        name: if container.is_empty() {
-            ct.short()
-        } else {
-            container.clone()
-        },
+        name: name.to_string(),
         namespace: kube.map(|k| k.namespace.clone()).unwrap_or_default(),
         pod: kube.map(|k| k.pod.clone()).unwrap_or_default(),
-        container,
+        container: kube.map(|k| k.container.clone()).unwrap_or_default(),
         uid: ct.pod.clone().unwrap_or_default(),
         container_id: ct.qualified_id(),
         ..OwnerLabels::default()
     }
 }
 
-/// A pod's labels; `name` is the pod's name, or `pod:<uid prefix>` when the node does not
-/// show it.
-fn pod_labels(ct: &Container) -> OwnerLabels {
-    let kube = ct.kube.as_ref();
-    let pod = kube.map(|k| k.pod.clone()).unwrap_or_default();
-    let uid = ct.pod.clone().unwrap_or_default();
+/// A pod's labels, named `name` (the pod's name, or `pod:<uid prefix>`).
+fn pod_labels(pod: &PodKey, name: &str) -> OwnerLabels {
     OwnerLabels {
-        name: if pod.is_empty() {
-            format!("pod:{}", uid.chars().take(8).collect::<String>())
-        } else {
-            pod.clone()
-        },
-        namespace: kube.map(|k| k.namespace.clone()).unwrap_or_default(),
-        pod,
-        uid,
+        name: name.to_string(),
+        namespace: pod.namespace.clone(),
+        pod: pod.pod.clone(),
+        uid: pod.uid.clone(),
         ..OwnerLabels::default()
     }
 }
@@ -185,13 +170,13 @@ pub fn top_by(
     value: impl Fn(&Consumer) -> u64,
 ) -> Ranked {
     let mut sums: HashMap<OwnerLabels, u64> = HashMap::new();
-    for c in consumers {
-        let mut labels = OwnerLabels::of(c, options);
+    for row in group_consumers(consumers, options.group) {
+        let mut labels = OwnerLabels::of(&row);
         if !options.pid_label {
             labels.pid.clear();
         }
         let sum = sums.entry(labels).or_default();
-        *sum = sum.saturating_add(value(c));
+        *sum = sum.saturating_add(value(&row.total));
     }
     let mut order: Vec<(OwnerLabels, u64)> = sums.into_iter().collect();
     order.sort_by(|(la, a), (lb, b)| b.cmp(a).then_with(|| la.cmp(lb)));
