@@ -41,6 +41,8 @@ pub enum Action {
     Baseline,
     /// `t`: sparklines on or off.
     Sparklines,
+    /// `o`: group the consumers by process, container or pod (cycles).
+    Group,
     Filter,
     SortNext,
     SortPrev,
@@ -97,6 +99,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('a') => Action::AlertsPane,
         KeyCode::Char('b') => Action::Baseline,
         KeyCode::Char('t') => Action::Sparklines,
+        KeyCode::Char('o') => Action::Group,
         KeyCode::Char('/') => Action::Filter,
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
         KeyCode::Char('<') => Action::SortPrev,
@@ -152,6 +155,10 @@ pub const HELP: &[(&str, &str)] = &[
         "mark a baseline: counts show the change since; b clears",
     ),
     ("t", "sparklines of counts over the trend window"),
+    (
+        "o",
+        "group consumers: process → container → pod (Enter lists)",
+    ),
     (
         "/",
         "filter: name, pid, user, container, device (Enter/Esc)",
@@ -217,6 +224,7 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::Char('3'))), Some(Action::Tab(2)));
         assert_eq!(action_for(key(KeyCode::Char('x'))), None);
         assert_eq!(action_for(key(KeyCode::F(6))), Some(Action::SortMenu));
+        assert_eq!(action_for(key(KeyCode::Char('o'))), Some(Action::Group));
         assert_eq!(
             action_for(key(KeyCode::Char('M'))),
             Some(Action::SortBy(SortKey::Count(ResourceType::Mr)))

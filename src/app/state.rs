@@ -111,7 +111,7 @@ impl App {
             history: History::new(config.history.clone()),
             insights: Insights::default(),
             sparklines: false,
-            main: MainScreen::new(config.sort, config.direction),
+            main: MainScreen::new(config.sort, config.direction, config.group),
             screens: Vec::new(),
             quitting: false,
             replay: None,

@@ -40,6 +40,7 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         interactive: InteractiveSettings {
             mouse: !cli.interactive.no_mouse && d.mouse.unwrap_or(true),
             color: !cli.interactive.no_color && d.color.unwrap_or(true),
+            group: cli.interactive.group.or(d.group).unwrap_or_default(),
         },
         history,
         export: cli.command.as_ref().and_then(Command::export_args).cloned(),

@@ -106,10 +106,9 @@ impl GroupKey {
     pub fn group_name(&self) -> Option<String> {
         match self {
             GroupKey::Owner(_) => None,
-            GroupKey::Pod(k) if k.pod.is_empty() => Some(format!(
-                "pod:{}",
-                k.uid.chars().take(8).collect::<String>()
-            )),
+            GroupKey::Pod(k) if k.pod.is_empty() => {
+                Some(format!("pod:{}", k.uid.chars().take(8).collect::<String>()))
+            }
             GroupKey::Pod(k) => Some(k.pod.clone()),
             GroupKey::Container(ct) => Some(
                 ct.kube

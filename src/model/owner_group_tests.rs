@@ -86,8 +86,16 @@ fn names(rows: &[OwnerGroupRow]) -> Vec<(String, usize, u64)> {
 /// A training pod (two containerd containers), a CRI-O pod, a Docker container outside
 /// Kubernetes, a host process, a kernel owner and the unattributed bucket.
 fn node() -> Vec<Consumer> {
-    let trainer = containerd("aaaa1111aaaa1111", "uid-train-0000", kube("ml", "w-0", "pytorch"));
-    let sidecar = containerd("bbbb2222bbbb2222", "uid-train-0000", kube("ml", "w-0", "nccl"));
+    let trainer = containerd(
+        "aaaa1111aaaa1111",
+        "uid-train-0000",
+        kube("ml", "w-0", "pytorch"),
+    );
+    let sidecar = containerd(
+        "bbbb2222bbbb2222",
+        "uid-train-0000",
+        kube("ml", "w-0", "nccl"),
+    );
     let crio = Container {
         runtime: Runtime::Crio,
         id: "cccc3333cccc3333".to_string(),
@@ -165,7 +173,11 @@ fn by_pod_a_pods_processes_are_summed_across_its_containers() {
 #[test]
 fn by_pod_processes_outside_pods_kernel_owners_and_the_bucket_stay_apart() {
     let rows = group_consumers(&node(), OwnerGroup::Pod);
-    let lone: Vec<&GroupKey> = rows.iter().filter(|r| !r.is_group()).map(|r| &r.key).collect();
+    let lone: Vec<&GroupKey> = rows
+        .iter()
+        .filter(|r| !r.is_group())
+        .map(|r| &r.key)
+        .collect();
     assert_eq!(
         lone,
         [
@@ -224,8 +236,16 @@ fn a_container_known_only_by_its_pod_is_no_container_row() {
 
 #[test]
 fn pods_with_one_name_in_two_namespaces_stay_apart() {
-    let a = containerd("a1a1a1a1a1a1a1", "uid-a", kube("team-a", "worker-0", "main"));
-    let b = containerd("b2b2b2b2b2b2b2", "uid-b", kube("team-b", "worker-0", "main"));
+    let a = containerd(
+        "a1a1a1a1a1a1a1",
+        "uid-a",
+        kube("team-a", "worker-0", "main"),
+    );
+    let b = containerd(
+        "b2b2b2b2b2b2b2",
+        "uid-b",
+        kube("team-b", "worker-0", "main"),
+    );
     let rows = group_consumers(
         &[
             inside(process(1, "train.py", 2, &[]), a.clone()),
@@ -236,7 +256,10 @@ fn pods_with_one_name_in_two_namespaces_stay_apart() {
     );
     assert_eq!(
         names(&rows),
-        [("worker-0".to_string(), 2, 6), ("worker-0".to_string(), 1, 3)]
+        [
+            ("worker-0".to_string(), 2, 6),
+            ("worker-0".to_string(), 1, 3)
+        ]
     );
     assert_eq!(rows[0].cell(ConsumerColumn::Pod), "team-a/worker-0");
     assert_eq!(rows[1].cell(ConsumerColumn::Pod), "team-b/worker-0");
@@ -282,17 +305,35 @@ fn members_with_different_users_show_mixed() {
 #[test]
 fn groups_sort_by_their_sums_and_names() {
     let mut rows = group_consumers(&node(), OwnerGroup::Pod);
-    sort_consumers(&mut rows, SortKey::Count(ResourceType::Qp), SortDirection::Descending);
+    sort_consumers(
+        &mut rows,
+        SortKey::Count(ResourceType::Qp),
+        SortDirection::Descending,
+    );
     let order: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         order,
-        ["w-0", "(unattributed)", "[ib_core]", "triton-0", "host-tool", "ib_write_bw"]
+        [
+            "w-0",
+            "(unattributed)",
+            "[ib_core]",
+            "triton-0",
+            "host-tool",
+            "ib_write_bw"
+        ]
     );
     sort_consumers(&mut rows, SortKey::Name, SortDirection::Ascending);
     let order: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         order,
-        ["(unattributed)", "[ib_core]", "host-tool", "ib_write_bw", "triton-0", "w-0"]
+        [
+            "(unattributed)",
+            "[ib_core]",
+            "host-tool",
+            "ib_write_bw",
+            "triton-0",
+            "w-0"
+        ]
     );
 }
 

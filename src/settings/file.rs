@@ -11,6 +11,7 @@ use super::duration::parse_duration;
 use super::values::{parse_resource_type, parse_sort_key};
 use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
+use crate::model::owner_group::OwnerGroup;
 use serde::Deserialize;
 use std::fmt;
 use std::ops::Range;
@@ -59,6 +60,7 @@ struct RawReport {
 struct RawInteractive {
     mouse: Option<bool>,
     color: Option<bool>,
+    group: Text,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -98,6 +100,8 @@ pub struct Defaults {
     pub crit: Option<Percent>,
     pub mouse: Option<bool>,
     pub color: Option<bool>,
+    /// The consumers table's rows at start (as `--group`).
+    pub group: Option<OwnerGroup>,
     pub retention: Option<Duration>,
     pub trend_window: Option<Duration>,
     pub err_linger: Option<Duration>,
@@ -205,6 +209,12 @@ impl Defaults {
                 .transpose()?,
             mouse: raw.interactive.mouse,
             color: raw.interactive.color,
+            group: raw
+                .interactive
+                .group
+                .as_ref()
+                .map(|v| group(v.get_ref()).map_err(|e| at(text, v.span(), e)))
+                .transpose()?,
             retention: duration("trends.retention", &raw.trends.retention)?,
             trend_window: duration("trends.window", &raw.trends.window)?,
             err_linger: duration("trends.err_linger", &raw.trends.err_linger)?,
@@ -227,6 +237,12 @@ impl Defaults {
         }
         Ok(defaults)
     }
+}
+
+fn group(name: &str) -> Result<OwnerGroup, String> {
+    OwnerGroup::from_name(name).ok_or_else(|| {
+        format!("group: unknown grouping {name:?}: expected process, container or pod")
+    })
 }
 
 fn sort_key(name: &str) -> Result<SortKey, String> {

@@ -17,6 +17,7 @@ use crate::export::ExportArgs;
 use crate::model::Thresholds;
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
+use crate::model::owner_group::OwnerGroup;
 use crate::output::OnceOptions;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -91,6 +92,8 @@ pub struct InteractiveSettings {
     pub mouse: bool,
     /// Use colours (`--no-color`, `color = false`, a non-empty `NO_COLOR`).
     pub color: bool,
+    /// The consumers table's rows at start (`--group`, `group = "pod"`).
+    pub group: OwnerGroup,
 }
 
 impl Default for InteractiveSettings {
@@ -98,6 +101,7 @@ impl Default for InteractiveSettings {
         InteractiveSettings {
             mouse: true,
             color: true,
+            group: OwnerGroup::Process,
         }
     }
 }
@@ -162,6 +166,7 @@ impl Settings {
             filter: self.filter.clone(),
             sort: self.report.sort,
             direction: self.report.direction,
+            group: self.interactive.group,
             thresholds: self.report.thresholds,
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,

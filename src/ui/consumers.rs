@@ -11,6 +11,7 @@ use crate::app::screens::main::MainScreen;
 use crate::app::{Ctx, Focus, Level, Thresholds};
 use crate::model::consumers::{Consumer, SortDirection};
 use crate::model::history::BaselineDelta;
+use crate::model::owner_group::{OwnerGroup, OwnerGroupRow};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -45,7 +46,11 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         buf,
         pane.title,
         Span::styled(
-            format!("Top consumers ({})", main.consumers.len()),
+            format!(
+                "Top consumers{} ({})",
+                grouping_title(main.grouping),
+                main.rows.len()
+            ),
             title_style,
         ),
         &extra,
@@ -98,14 +103,17 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
 
     let height = usize::from(pane.rows.height);
     let offset = visible_offset(main.consumer_cursor, main.consumers.len(), height);
-    for (i, c) in main.consumers.iter().enumerate().skip(offset).take(height) {
+    for (i, row) in main.rows.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let c = &row.total;
         let delta = main.deltas.get(&c.owner);
         for p in &placed {
             let (text, style) = match (p.column, delta) {
+                // Trends are kept per process: a group's row has none of its own.
+                (ConsumerColumn::Trend(_), _) if row.is_group() => (String::new(), theme.dim()),
                 (ConsumerColumn::Trend(t), _) => trend_cell(ctx, c, t, usize::from(p.width), theme),
                 (column, Some(d)) if delta_shown(column) => delta_cell(d, column, theme),
-                (column, _) => cell(c, column, &ctx.config.thresholds, theme),
+                (column, _) => cell(row, column, &ctx.config.thresholds, theme),
             };
             let text = pad(&text, usize::from(p.width), p.column.right_aligned());
             put(buf, pane.rows.x + p.x, y, &text, p.width, style);
@@ -114,6 +122,15 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
             let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
             style_area(buf, line, theme.selected(focused));
         }
+    }
+}
+
+/// What the title says the rows are, when they are not processes.
+fn grouping_title(grouping: OwnerGroup) -> &'static str {
+    match grouping {
+        OwnerGroup::Process => "",
+        OwnerGroup::Container => " by container",
+        OwnerGroup::Pod => " by pod",
     }
 }
 
@@ -163,18 +180,19 @@ fn trend_cell(
 }
 
 /// The model's cell text, styled: zero counts dim, ERROR QPs red, process
-/// names bold, and a process near its cgroup's rdma quota flagged.
+/// and group names bold, and a process near its cgroup's rdma quota flagged.
 fn cell(
-    c: &Consumer,
+    row: &OwnerGroupRow,
     column: ConsumerColumn,
     thresholds: &Thresholds,
     theme: &Theme,
 ) -> (String, Style) {
-    let text = column.cell(c);
+    let c = &row.total;
+    let text = row.cell(column);
     let style = match (column, column.value(c)) {
         (_, Some(0)) => theme.zero(),
         (ConsumerColumn::ErrQps, Some(_)) => theme.alert(),
-        (ConsumerColumn::Name, _) if c.process.is_some() => theme.bold(),
+        (ConsumerColumn::Name, _) if c.process.is_some() || row.is_group() => theme.bold(),
         (ConsumerColumn::Trend(_), _) => theme.dim(),
         _ => theme.plain(),
     };

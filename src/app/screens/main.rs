@@ -1,18 +1,21 @@
 //! The main screen: the device pane over the top-consumers table. Tab moves
-//! the focus between them; Enter opens a consumer's drill-down or a device's view.
+//! the focus between them; Enter opens a consumer's drill-down, a group's
+//! processes or a device's view. `o` groups the consumers by container or pod.
 
 use super::device::DeviceScreen;
 use super::drill::DrillView;
+use super::group::GroupScreen;
 use super::{Ctx, Pane, page_of};
 use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
 use crate::app::config::default_direction;
 use crate::app::cursor::{Cursor, visible_offset};
 use crate::app::devices_view::{DeviceRow, device_rows};
 use crate::app::layout::{MainLayout, contains, contains_y, main_layout};
-use crate::app::trends_view::{baseline_deltas, sort_by_delta};
+use crate::app::trends_view::{baseline_deltas, group_deltas, sort_by_delta};
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
 use crate::model::history::BaselineDelta;
+use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -30,23 +33,30 @@ pub enum Focus {
 pub struct MainScreen {
     pub devices: Vec<DeviceRow>,
     pub device_cursor: Cursor,
+    /// The rows' totals, in row order: the consumers themselves when grouping by process.
     pub consumers: Vec<Consumer>,
+    /// The consumers table's rows: consumers, or the containers or pods they run in.
+    pub rows: Vec<OwnerGroupRow>,
+    /// What a row of the consumers table stands for (`o` cycles).
+    pub grouping: OwnerGroup,
     pub consumer_cursor: Cursor,
-    /// The selected consumer, followed across refreshes and re-sorts.
+    /// The selected consumer, followed across refreshes, re-sorts and regrouping.
     selected_owner: Option<OwnerKey>,
     pub focus: Focus,
     pub sort: SortKey,
     pub direction: SortDirection,
-    /// Per consumer, the change since the baseline (empty without one).
+    /// Per row (under its total's owner), the change since the baseline (empty without one).
     pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
 }
 
 impl MainScreen {
-    pub fn new(sort: SortKey, direction: SortDirection) -> MainScreen {
+    pub fn new(sort: SortKey, direction: SortDirection, grouping: OwnerGroup) -> MainScreen {
         MainScreen {
             devices: Vec::new(),
             device_cursor: Cursor::default(),
             consumers: Vec::new(),
+            rows: Vec::new(),
+            grouping,
             consumer_cursor: Cursor::default(),
             selected_owner: None,
             focus: Focus::Consumers,
@@ -60,14 +70,26 @@ impl MainScreen {
         self.consumers.get(self.consumer_cursor.selected)
     }
 
+    pub fn selected_row(&self) -> Option<&OwnerGroupRow> {
+        self.rows.get(self.consumer_cursor.selected)
+    }
+
+    /// `o`: the next grouping (process → container → pod), the selection kept on the
+    /// row that holds the selected consumer.
+    pub fn cycle_grouping(&mut self, ctx: &Ctx) {
+        self.grouping = self.grouping.next();
+        self.refresh(ctx);
+    }
+
     pub fn layout(&self, body: Rect) -> MainLayout {
         main_layout(body, self.devices.len())
     }
 
     /// Sorts by the chosen column; with a baseline, counts sort by their change.
     fn resort(&mut self) {
-        sort_consumers(&mut self.consumers, self.sort, self.direction);
-        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
+        sort_consumers(&mut self.rows, self.sort, self.direction);
+        sort_by_delta(&mut self.rows, &self.deltas, self.sort, self.direction);
+        self.consumers = self.rows.iter().map(|r| r.total.clone()).collect();
         self.restore_selection();
     }
 
@@ -105,7 +127,7 @@ impl MainScreen {
 
     fn restore_selection(&mut self) {
         if let Some(owner) = &self.selected_owner
-            && let Some(i) = self.consumers.iter().position(|c| &c.owner == owner)
+            && let Some(i) = self.rows.iter().position(|r| r.holds(owner))
         {
             self.consumer_cursor.selected = i;
         }
@@ -115,7 +137,13 @@ impl MainScreen {
     fn remember_consumer(&mut self) {
         let len = self.consumers.len();
         self.consumer_cursor.selected = self.consumer_cursor.selected.min(len.saturating_sub(1));
-        self.selected_owner = self.selected_consumer().map(|c| c.owner.clone());
+        // A group keeps the member it was reached by, so going back to processes
+        // lands on that process.
+        let selected = self.selected_row();
+        let kept = matches!((selected, &self.selected_owner), (Some(r), Some(o)) if r.holds(o));
+        if !kept {
+            self.selected_owner = selected.map(|r| r.total.owner.clone());
+        }
     }
 
     fn click_devices(&mut self, main: &MainLayout, y: u16) {
@@ -159,8 +187,10 @@ impl Pane for MainScreen {
             return;
         };
         self.devices = device_rows(snapshot, ctx.filter);
-        self.consumers = consumers(snapshot, ctx.filter);
-        self.deltas = baseline_deltas(ctx.history, snapshot, &self.consumers, ctx.filter);
+        let consumers = consumers(snapshot, ctx.filter);
+        let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
+        self.rows = group_consumers(&consumers, self.grouping);
+        self.deltas = group_deltas(&self.rows, &deltas);
         self.resort();
     }
 
@@ -197,8 +227,14 @@ impl Pane for MainScreen {
             let device = self.devices.get(self.device_cursor.selected)?;
             return Some(Box::new(DeviceScreen::new(device.name.clone())));
         }
-        let owner = self.selected_consumer()?.owner.clone();
-        Some(Box::new(DrillView::new(owner, ctx.filter)))
+        let row = self.selected_row()?;
+        if row.is_group() {
+            return Some(Box::new(GroupScreen::new(row, self.grouping)));
+        }
+        Some(Box::new(DrillView::new(
+            row.total.owner.clone(),
+            ctx.filter,
+        )))
     }
 
     fn step_sort(&mut self, step: isize, ctx: &Ctx) {
@@ -267,12 +303,29 @@ impl Pane for MainScreen {
     }
 
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("⏎", " details "),
-            ("e", " errors "),
-            ("/", " filter "),
-            ("F6", " sort "),
-        ]
+        // Grouped, the footer says so (and that `o` goes on to the next grouping).
+        match self.grouping {
+            OwnerGroup::Process => &[
+                ("⏎", " details "),
+                ("e", " errors "),
+                ("/", " filter "),
+                ("F6", " sort "),
+            ],
+            OwnerGroup::Container => &[
+                ("⏎", " open "),
+                ("o", " by container "),
+                ("e", " errors "),
+                ("/", " filter "),
+                ("F6", " sort "),
+            ],
+            OwnerGroup::Pod => &[
+                ("⏎", " open "),
+                ("o", " by pod "),
+                ("e", " errors "),
+                ("/", " filter "),
+                ("F6", " sort "),
+            ],
+        }
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -11,6 +11,7 @@ pub mod alerts;
 pub mod device;
 pub mod drill;
 pub mod error_qps;
+pub mod group;
 pub mod help;
 pub mod main;
 mod modal;
