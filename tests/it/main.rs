@@ -62,6 +62,7 @@ mod trends_history;
 mod trends_json;
 mod trends_tui;
 mod tui_common;
+mod tui_grouping;
 mod tui_render;
 mod tui_state;
 mod tui_terminal;
