@@ -7,7 +7,7 @@ use super::format::{
     FLAG_DEFLATE, FLAG_KEYFRAME, FRAME_HEADER_LEN, FrameHeader, KIND_SESSION, KIND_SNAPSHOT,
     MAX_PAYLOAD_LEN,
 };
-use super::scan::ReadAt;
+use super::read_at::ReadAt;
 use std::io;
 
 /// What is at one offset of a recording.

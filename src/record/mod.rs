@@ -3,20 +3,24 @@
 //! The format and its guarantees are described in docs/recording.md.
 //!
 //! - `format`: the bytes (file header, CRC-checked frames).
-//! - `scan`: finding the intact frames of a file; a torn tail is ignored,
-//!   damage inside the file skipped with a note.
+//! - `scan`: walking a file's header and intact frames.
+//! - `damage`: what the walk reports: a torn tail (ignored, cut off by the
+//!   next `--record`) or a gap inside the file (skipped with a note).
 //! - `frame_check`: telling an intact frame from damage, and finding the next one.
+//! - `read_at`: random access to the bytes (a file, or memory in tests).
 //! - `payload`: a snapshot frame's deflated JSON, leaving out what did not change.
 //! - `writer`: appending frames, surviving failed writes.
 //! - `replay`: `ReplaySource`, a recording as a `Source` with random access.
 //!
 //! Recording while a session runs is `session::RecordingSource`.
 
+pub mod damage;
 pub mod error;
 pub mod format;
 pub mod frame_check;
 pub mod limits;
 pub mod payload;
+pub mod read_at;
 pub mod replay;
 pub mod scan;
 pub mod writer;

@@ -9,7 +9,8 @@
 use super::error::RecordError;
 use super::format::{FLAG_KEYFRAME, FRAME_HEADER_LEN};
 use super::payload::{Parts, decode};
-use super::scan::{ReadAt, RecordEntry, Scan, SessionInfo, scan};
+use super::read_at::ReadAt;
+use super::scan::{RecordEntry, Scan, SessionInfo, scan};
 use crate::model::{DetailScope, Snapshot, SourceKind, Warning, WarningKind};
 use crate::source::{CollectError, CollectRequest, Source};
 use std::fs::File;

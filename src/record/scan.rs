@@ -1,58 +1,19 @@
 //! Reading a recording's structure: its header, and where each complete,
-//! intact frame is. Payloads are checked (CRC) but not decoded here.
-//!
-//! Damage is told apart by what follows it. When no intact frame follows,
-//! it is a torn tail (restop stopped while writing): readers ignore it and
-//! the next `--record` cuts it off. When intact frames follow, it is
-//! corruption inside the file: readers skip to the next intact frame and say
-//! how much they skipped, and `--record` refuses the file.
+//! intact frame is. Payloads are checked (CRC) but not decoded here. The
+//! walk stops at damage and asks what follows it: intact frames make it a
+//! gap, nothing intact a torn tail (damage.rs says what each means).
 
+use super::damage::{Ending, Gap};
 use super::error::RecordError;
 use super::format::{
     FILE_HEADER_FIXED, FLAG_KEYFRAME, FORMAT_VERSION, FixedHeader, FrameHeader, KIND_SESSION,
     KIND_SNAPSHOT, MAGIC, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
 };
 use super::frame_check::{Damage, FrameAt, frame_at, next_intact_frame};
+use super::read_at::ReadAt;
 use crate::model::{Millis, SourceKind, UnixMs};
 use serde::{Deserialize, Serialize};
-use std::fs::File;
 use std::io;
-
-/// Random access to the bytes of a recording: a file, or bytes in memory (tests).
-pub trait ReadAt {
-    fn size(&self) -> io::Result<u64>;
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
-}
-
-impl ReadAt for File {
-    fn size(&self) -> io::Result<u64> {
-        Ok(self.metadata()?.len())
-    }
-
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
-    }
-}
-
-impl ReadAt for Vec<u8> {
-    fn size(&self) -> io::Result<u64> {
-        Ok(self.len() as u64)
-    }
-
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        match start
-            .checked_add(buf.len())
-            .and_then(|end| self.get(start..end))
-        {
-            Some(bytes) => {
-                buf.copy_from_slice(bytes);
-                Ok(())
-            }
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-}
 
 /// Written at the start of every recording session (each `--record` run).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,80 +36,6 @@ pub struct RecordEntry {
     pub time_ms: UnixMs,
     /// Index into `Scan::sessions`; `None` before any session frame.
     pub session: Option<usize>,
-}
-
-/// How the frames ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// At a frame boundary: the file is whole.
-    Clean,
-    /// A torn tail: the last bytes are not an intact frame and nothing
-    /// intact follows them (restop stopped while writing). Only this may be
-    /// cut off before appending.
-    Torn {
-        offset: u64,
-        bytes: u64,
-        reason: String,
-        /// Cut short, rather than intact in length but wrong.
-        incomplete: bool,
-    },
-}
-
-impl Ending {
-    /// What a reader should be told, if anything.
-    pub fn note(&self) -> Option<String> {
-        match self {
-            Ending::Clean => None,
-            Ending::Torn {
-                offset,
-                bytes,
-                incomplete: true,
-                ..
-            } => Some(format!(
-                "the last record (offset {offset}, {bytes} bytes) is incomplete and was ignored: \
-                 restop stopped while writing it"
-            )),
-            Ending::Torn {
-                offset,
-                bytes,
-                reason,
-                ..
-            } => Some(format!(
-                "the last record (offset {offset}, {bytes} bytes) is damaged ({reason}) and was \
-                 ignored: nothing intact follows it"
-            )),
-        }
-    }
-}
-
-/// Damage inside the file: intact frames follow it. Reading skips it;
-/// appending is refused (the file is never cut back over intact data).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Gap {
-    pub offset: u64,
-    /// Bytes skipped: from `offset` to the next intact frame.
-    pub bytes: u64,
-    pub reason: String,
-    /// Intact snapshot frames after the gap that were skipped as well: they
-    /// leave out parts that were in a lost frame, up to the next keyframe.
-    pub snapshots_skipped: usize,
-}
-
-impl Gap {
-    pub fn note(&self) -> String {
-        let next = self.offset + self.bytes;
-        let mut note = format!(
-            "record at offset {} is corrupt ({}): {} bytes skipped, reading resumed at offset {next}",
-            self.offset, self.reason, self.bytes
-        );
-        if self.snapshots_skipped > 0 {
-            note.push_str(&format!(
-                " ({} snapshots after it skipped too: they build on the lost record)",
-                self.snapshots_skipped
-            ));
-        }
-        note
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

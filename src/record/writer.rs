@@ -14,7 +14,8 @@
 use super::error::RecordError;
 use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
 use super::payload::PayloadEncoder;
-use super::scan::{ReadAt, SessionInfo, scan};
+use super::read_at::ReadAt;
+use super::scan::{SessionInfo, scan};
 use crate::model::{DetailScope, Millis, Snapshot, SourceKind, Warning, WarningKind};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
