@@ -84,7 +84,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         }
     }
 
-    if main.consumers.is_empty() {
+    if main.rows.is_empty() {
         let message = match (ctx.snapshot, &ctx.filter.text) {
             (None, _) => "collecting…",
             (Some(_), Some(_)) => "nothing matches the filter (Esc clears it)",
@@ -102,7 +102,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     }
 
     let height = usize::from(pane.rows.height);
-    let offset = visible_offset(main.consumer_cursor, main.consumers.len(), height);
+    let offset = visible_offset(main.consumer_cursor, main.rows.len(), height);
     for (i, row) in main.rows.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
         let c = &row.total;

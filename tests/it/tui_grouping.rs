@@ -180,3 +180,48 @@ fn a_lone_process_in_a_grouped_view_opens_its_objects() {
     app.update(key(KeyCode::Enter));
     assert_eq!(app.drill().map(|d| d.owner.clone()), Some(owner));
 }
+
+#[test]
+fn the_header_counts_owners_whatever_the_grouping() {
+    let (mut app, _) = demo_app(120, 40, AppConfig::default());
+    let owners = app.main.rows.len();
+    let header = |app: &restop::app::App| screen(app, 120, 40).lines().nth(1).unwrap().to_string();
+    let before = header(&app);
+    assert!(before.contains(&format!("{owners} owners")), "{before}");
+    app.update(ch('o'));
+    app.update(ch('o'));
+    assert!(app.main.rows.len() < owners);
+    assert_eq!(app.main.consumers.len(), owners);
+    assert!(header(&app).contains(&format!("{owners} owners")));
+}
+
+#[test]
+fn a_pods_change_since_the_baseline_is_its_processes_summed() {
+    let (mut app, mut demo) = demo_app(120, 40, AppConfig::default());
+    app.update(ch('b'));
+    for _ in 0..30 {
+        demo.feed(&mut app, restop::model::DetailScope::ErrorsOnly);
+    }
+    let per_process = app.main.deltas.clone();
+    assert!(!per_process.is_empty());
+    app.update(ch('o'));
+    app.update(ch('o'));
+    for row in app.main.rows.iter().filter(|r| r.is_group()) {
+        let got = app.main.deltas[&row.total.owner];
+        let mut qp = 0i64;
+        let mut mr_bytes = 0i64;
+        for m in &row.members {
+            qp += per_process[&m.owner]
+                .counts
+                .get(restop::model::ResourceType::Qp);
+            mr_bytes += per_process[&m.owner].mr_bytes;
+        }
+        assert_eq!(
+            got.counts.get(restop::model::ResourceType::Qp),
+            qp,
+            "{}",
+            row.name
+        );
+        assert_eq!(got.mr_bytes, mr_bytes, "{}", row.name);
+    }
+}

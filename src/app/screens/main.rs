@@ -33,7 +33,8 @@ pub enum Focus {
 pub struct MainScreen {
     pub devices: Vec<DeviceRow>,
     pub device_cursor: Cursor,
-    /// The rows' totals, in row order: the consumers themselves when grouping by process.
+    /// Every consumer the filters admit, in row order (a group's members together):
+    /// the rows themselves when grouping by process.
     pub consumers: Vec<Consumer>,
     /// The consumers table's rows: consumers, or the containers or pods they run in.
     pub rows: Vec<OwnerGroupRow>,
@@ -66,8 +67,9 @@ impl MainScreen {
         }
     }
 
+    /// The selected row's consumer: a process, or a group's members summed.
     pub fn selected_consumer(&self) -> Option<&Consumer> {
-        self.consumers.get(self.consumer_cursor.selected)
+        self.selected_row().map(|r| &r.total)
     }
 
     pub fn selected_row(&self) -> Option<&OwnerGroupRow> {
@@ -89,7 +91,11 @@ impl MainScreen {
     fn resort(&mut self) {
         sort_consumers(&mut self.rows, self.sort, self.direction);
         sort_by_delta(&mut self.rows, &self.deltas, self.sort, self.direction);
-        self.consumers = self.rows.iter().map(|r| r.total.clone()).collect();
+        self.consumers = self
+            .rows
+            .iter()
+            .flat_map(|r| r.members.iter().cloned())
+            .collect();
         self.restore_selection();
     }
 
@@ -135,7 +141,7 @@ impl MainScreen {
     }
 
     fn remember_consumer(&mut self) {
-        let len = self.consumers.len();
+        let len = self.rows.len();
         self.consumer_cursor.selected = self.consumer_cursor.selected.min(len.saturating_sub(1));
         // A group keeps the member it was reached by, so going back to processes
         // lands on that process.
@@ -168,7 +174,7 @@ impl MainScreen {
                 self.sort_by(p.column.sort_key());
             }
         } else if let Some(i) = pane.row_at(y) {
-            let len = self.consumers.len();
+            let len = self.rows.len();
             let height = usize::from(pane.rows.height);
             if self.consumer_cursor.select_visible(i, len, height) {
                 self.remember_consumer();
@@ -198,10 +204,8 @@ impl Pane for MainScreen {
         let main = self.layout(ctx.body);
         self.device_cursor
             .settle(self.devices.len(), usize::from(main.devices.rows.height));
-        self.consumer_cursor.settle(
-            self.consumers.len(),
-            usize::from(main.consumers.rows.height),
-        );
+        self.consumer_cursor
+            .settle(self.rows.len(), usize::from(main.consumers.rows.height));
     }
 
     fn page_rows(&self, ctx: &Ctx) -> u16 {
@@ -216,7 +220,7 @@ impl Pane for MainScreen {
         match self.focus {
             Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
             Focus::Consumers => {
-                self.consumer_cursor.move_by(delta, self.consumers.len());
+                self.consumer_cursor.move_by(delta, self.rows.len());
                 self.remember_consumer();
             }
         }
@@ -277,7 +281,7 @@ impl Pane for MainScreen {
         } else {
             self.consumer_cursor.scroll_by(
                 delta,
-                self.consumers.len(),
+                self.rows.len(),
                 usize::from(main.consumers.rows.height),
             );
             self.remember_consumer();
