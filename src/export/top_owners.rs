@@ -156,40 +156,64 @@ pub struct Ranked {
     pub other: u64,
 }
 
-/// Sums `value` per owner (process, container or pod, as `options` says), ranks the
-/// owners (largest first, ties by labels so the choice is stable between collections)
-/// and keeps the first `n` that hold anything.
-///
-/// Owners with the same labels are always added up (a pid reused while the old process's
-/// objects were still listed; processes without `pid`): a scrape with two samples of one
-/// series is rejected whole by Prometheus.
+/// The owners of one snapshot, grouped and labelled once (as `options` says) for the
+/// rankings of every metric.
+#[derive(Clone, Debug)]
+pub struct LabelledOwners {
+    rows: Vec<(OwnerLabels, Consumer)>,
+}
+
+impl LabelledOwners {
+    pub fn of(consumers: &[Consumer], options: &OwnerOptions) -> LabelledOwners {
+        let rows = group_consumers(consumers, options.group)
+            .into_iter()
+            .map(|row| {
+                let mut labels = OwnerLabels::of(&row);
+                if !options.pid_label {
+                    labels.pid.clear();
+                }
+                (labels, row.total)
+            })
+            .collect();
+        LabelledOwners { rows }
+    }
+
+    /// Sums `value` per owner, ranks the owners (largest first, ties by labels so the
+    /// choice is stable between collections) and keeps the first `n` that hold anything.
+    ///
+    /// Owners with the same labels are always added up (a pid reused while the old
+    /// process's objects were still listed; processes without `pid`): a scrape with two
+    /// samples of one series is rejected whole by Prometheus.
+    pub fn top_by(&self, n: usize, value: impl Fn(&Consumer) -> u64) -> Ranked {
+        let mut sums: HashMap<&OwnerLabels, u64> = HashMap::new();
+        for (labels, total) in &self.rows {
+            let sum = sums.entry(labels).or_default();
+            *sum = sum.saturating_add(value(total));
+        }
+        let mut order: Vec<(&OwnerLabels, u64)> = sums.into_iter().collect();
+        order.sort_by(|(la, a), (lb, b)| b.cmp(a).then_with(|| la.cmp(lb)));
+        let mut top = Vec::new();
+        let mut other = 0u64;
+        for (rank, (labels, v)) in order.into_iter().enumerate() {
+            if rank >= n || v == 0 {
+                other = other.saturating_add(v);
+            } else {
+                top.push((labels.clone(), v));
+            }
+        }
+        Ranked { top, other }
+    }
+}
+
+/// The top `n` owners of `consumers` by `value`, grouped as `options` says (see
+/// [`LabelledOwners::top_by`]).
 pub fn top_by(
     consumers: &[Consumer],
     n: usize,
     options: &OwnerOptions,
     value: impl Fn(&Consumer) -> u64,
 ) -> Ranked {
-    let mut sums: HashMap<OwnerLabels, u64> = HashMap::new();
-    for row in group_consumers(consumers, options.group) {
-        let mut labels = OwnerLabels::of(&row);
-        if !options.pid_label {
-            labels.pid.clear();
-        }
-        let sum = sums.entry(labels).or_default();
-        *sum = sum.saturating_add(value(&row.total));
-    }
-    let mut order: Vec<(OwnerLabels, u64)> = sums.into_iter().collect();
-    order.sort_by(|(la, a), (lb, b)| b.cmp(a).then_with(|| la.cmp(lb)));
-    let mut top = Vec::new();
-    let mut other = 0u64;
-    for (rank, (labels, v)) in order.into_iter().enumerate() {
-        if rank >= n || v == 0 {
-            other = other.saturating_add(v);
-        } else {
-            top.push((labels, v));
-        }
-    }
-    Ranked { top, other }
+    LabelledOwners::of(consumers, options).top_by(n, value)
 }
 
 #[cfg(test)]
@@ -349,5 +373,37 @@ mod tests {
                 .iter()
                 .any(|(n, _)| *n == "pid")
         );
+    }
+
+    #[test]
+    fn a_pod_the_node_does_not_name_is_labelled_by_its_uid() {
+        let mut rows = vec![process(1, 0, "a", 2), process(2, 0, "b", 3)];
+        for c in &mut rows {
+            if let Some(p) = c.process.as_mut() {
+                p.container = Some(Container {
+                    runtime: crate::model::Runtime::Crio,
+                    id: "0123456789abcdef".to_string(),
+                    pod: Some("9f8e7d6c-5b4a".to_string()),
+                    kube: None,
+                });
+            }
+        }
+        let ranked = top_by(&rows, 20, &options(OwnerGroup::Pod, true), qps);
+        assert_eq!(ranked.top.len(), 1);
+        let (l, v) = &ranked.top[0];
+        assert_eq!(*v, 5);
+        assert_eq!(
+            (
+                l.name.as_str(),
+                l.uid.as_str(),
+                l.pod.as_str(),
+                l.pid.as_str()
+            ),
+            ("pod:9f8e7d6c", "9f8e7d6c-5b4a", "", "")
+        );
+        let by_container = top_by(&rows, 20, &options(OwnerGroup::Container, true), qps);
+        let l = &by_container.top[0].0;
+        assert_eq!(l.name, "0123456789ab");
+        assert_eq!(l.container_id, "cri-o://0123456789abcdef");
     }
 }

@@ -11,14 +11,10 @@ use super::consumers::{Consumer, SortFields};
 use super::device::natural_cmp;
 use super::owner::{Container, OwnerKey};
 use crate::units;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// What one row of a grouped view stands for.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum OwnerGroup {
     /// One row per process (and per kernel module).
     #[default]

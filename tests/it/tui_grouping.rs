@@ -225,3 +225,11 @@ fn a_pods_change_since_the_baseline_is_its_processes_summed() {
         assert_eq!(got.mr_bytes, mr_bytes, "{}", row.name);
     }
 }
+
+#[test]
+fn a_pods_processes_120x24() {
+    let (mut app, _) = demo_app(120, 24, grouped(OwnerGroup::Pod));
+    app.update(key(KeyCode::Enter));
+    assert!(app.top_as::<GroupScreen>().is_some());
+    insta::assert_snapshot!(screen(&app, 120, 24));
+}
