@@ -15,6 +15,9 @@ pub fn column_width(column: ConsumerColumn) -> u16 {
         ConsumerColumn::Name => 14,
         ConsumerColumn::Container => 12,
         ConsumerColumn::Pod => 24,
+        // A PD, CTX or SRQ count is small: a 6-cell column would spend
+        // most of its cells on blanks NAME could use.
+        ConsumerColumn::Count(ResourceType::Pd | ResourceType::Ctx | ResourceType::Srq) => 5,
         ConsumerColumn::Count(_) => 6,
         ConsumerColumn::MrBytes => 9,
         ConsumerColumn::ErrQps => 4,
@@ -86,10 +89,37 @@ pub fn fit_consumer_columns_with(
     width: u16,
     sparklines: bool,
 ) -> Vec<PlacedColumn> {
+    fit_consumer_columns_named(
+        filter,
+        width,
+        sparklines,
+        column_width(ConsumerColumn::Name),
+    )
+}
+
+/// Narrowest NAME column, however narrow the terminal.
+pub const NAME_MIN_WIDTH: u16 = 8;
+/// NAME never asks for more than this before the minor columns are kept.
+pub const NAME_MAX_WANTED: u16 = 28;
+
+/// Places the columns that fit in `width` when the longest name needs
+/// `name_wanted` cells: minor columns are dropped before a name is cut,
+/// the least telling first; NAME takes the space left over.
+pub fn fit_consumer_columns_named(
+    filter: &Filter,
+    width: u16,
+    sparklines: bool,
+    name_wanted: u16,
+) -> Vec<PlacedColumn> {
+    let name_wanted = name_wanted.clamp(NAME_MIN_WIDTH, NAME_MAX_WANTED);
+    let wanted = |c: ConsumerColumn| match c {
+        ConsumerColumn::Name => name_wanted,
+        c => column_width(c),
+    };
     let mut cols = consumer_columns_with(filter, sparklines);
     let needed = |cols: &[ConsumerColumn]| -> u32 {
         cols.iter()
-            .map(|c| u32::from(column_width(*c)) + u32::from(GAP))
+            .map(|c| u32::from(wanted(*c)) + u32::from(GAP))
             .sum::<u32>()
     };
     while needed(&cols) > u32::from(width) {
@@ -105,14 +135,23 @@ pub fn fit_consumer_columns_with(
         }
         cols.remove(i);
     }
-    let spare = u32::from(width).saturating_sub(needed(&cols));
+    let fixed: u32 = cols
+        .iter()
+        .filter(|c| **c != ConsumerColumn::Name)
+        .map(|c| u32::from(column_width(*c)) + u32::from(GAP))
+        .sum();
+    // NAME gets what the others leave, up to its wish plus a little air.
+    let name_room = u32::from(width).saturating_sub(fixed + u32::from(GAP));
+    let name_width = u16::try_from(name_room.min(u32::from(name_wanted) + 24))
+        .unwrap_or(name_wanted)
+        .max(NAME_MIN_WIDTH);
     let mut x: u16 = 0;
     let mut out = Vec::with_capacity(cols.len());
     for c in cols {
-        let mut w = column_width(c);
-        if c == ConsumerColumn::Name {
-            w = w.saturating_add(u16::try_from(spare.min(24)).unwrap_or(0));
-        }
+        let w = match c {
+            ConsumerColumn::Name => name_width,
+            c => column_width(c),
+        };
         if x >= width {
             break;
         }
@@ -175,6 +214,17 @@ mod tests {
         assert_eq!(titles(10)[..2], ["PID", "NAME"]);
         let placed = fit_consumer_columns(&Filter::default(), 10);
         assert!(placed.iter().all(|p| p.x + p.width <= 10));
+    }
+
+    #[test]
+    fn minor_columns_go_before_a_name_is_cut() {
+        let placed = fit_consumer_columns_named(&Filter::default(), 80, false, 22);
+        let name = placed.iter().find(|p| p.column == ConsumerColumn::Name);
+        assert!(name.is_some_and(|p| p.width >= 22), "{placed:?}");
+        let t: Vec<_> = placed.iter().map(|p| p.column.header()).collect();
+        assert!(!t.contains(&"CTX"), "{t:?}");
+        assert!(t.contains(&"MR-BYTES") && t.contains(&"ERR"), "{t:?}");
+        assert!(placed.iter().all(|p| p.x + p.width <= 80));
     }
 
     #[test]

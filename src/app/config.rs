@@ -8,6 +8,7 @@ use std::time::Duration;
 
 /// Gauge colours follow the same thresholds as the `limit` warnings.
 pub use crate::model::limits::{Level, Thresholds};
+pub use crate::ui::theme::ThemeKind;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AppConfig {
@@ -24,6 +25,8 @@ pub struct AppConfig {
     pub color: bool,
     /// Mouse capture on.
     pub mouse: bool,
+    /// The palette (`--theme`).
+    pub theme: ThemeKind,
     /// How much history is kept, the trend window and the alert thresholds.
     pub history: HistoryConfig,
 }
@@ -39,6 +42,7 @@ impl Default for AppConfig {
             thresholds: Thresholds::default(),
             color: true,
             mouse: true,
+            theme: ThemeKind::Default,
             history: HistoryConfig::default(),
         }
     }

@@ -39,6 +39,8 @@ pub enum Action {
     AlertsPane,
     /// `b`: mark the baseline, or clear it.
     Baseline,
+    /// `w`: the full text of the selected alert, or of the header's warnings.
+    FullText,
     /// `t`: sparklines on or off.
     Sparklines,
     /// `o`: group the consumers by process, container or pod (cycles).
@@ -100,6 +102,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('b') => Action::Baseline,
         KeyCode::Char('t') => Action::Sparklines,
         KeyCode::Char('o') => Action::Group,
+        KeyCode::Char('w') => Action::FullText,
         KeyCode::Char('/') => Action::Filter,
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
         KeyCode::Char('<') => Action::SortPrev,
@@ -158,6 +161,10 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "o",
         "group consumers: process → container → pod (Enter lists)",
+    ),
+    (
+        "w",
+        "full text of the selected alert, or the header's warnings",
     ),
     (
         "/",

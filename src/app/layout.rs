@@ -127,12 +127,57 @@ pub struct DrillLayout {
 /// Below this body height the limits line gives its row to the table.
 const DRILL_LIMITS_MIN_HEIGHT: u16 = 10;
 
+/// Lines each text part of the drill-down needs at this width (wrapped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrillLines {
+    pub info: u16,
+    pub limits: u16,
+    pub trend: u16,
+    pub totals: u16,
+}
+
+impl DrillLines {
+    pub const ONE: DrillLines = DrillLines {
+        info: 1,
+        limits: 1,
+        trend: 1,
+        totals: 1,
+    };
+}
+
+/// The drill-down with one line per text part.
 pub fn drill_layout(body: Rect) -> DrillLayout {
+    drill_layout_for(body, DrillLines::ONE)
+}
+
+/// The drill-down with each text part given up to the lines it wants, as
+/// long as the table keeps half the body (and at least a few rows): the
+/// trend (the leak verdict) first, then totals, share and who.
+pub fn drill_layout_for(body: Rect, wanted: DrillLines) -> DrillLayout {
     let info_h = 1.min(body.height);
     let limits_h = u16::from(body.height >= DRILL_LIMITS_MIN_HEIGHT);
     let trend_h = 1.min(body.height.saturating_sub(info_h + limits_h));
+    let totals_h = 1.min(body.height.saturating_sub(info_h + limits_h + trend_h));
+    let mut h = [trend_h, totals_h, limits_h, info_h];
+    let want = [wanted.trend, wanted.totals, wanted.limits, wanted.info];
+    let table_min = (body.height / 2).max(6);
+    let mut spare = body
+        .height
+        .saturating_sub(h.iter().sum::<u16>())
+        .saturating_sub(table_min);
+    let mut grew = true;
+    while spare > 0 && grew {
+        grew = false;
+        for (got, want) in h.iter_mut().zip(want) {
+            if spare > 0 && *got > 0 && *got < want {
+                *got += 1;
+                spare -= 1;
+                grew = true;
+            }
+        }
+    }
+    let [trend_h, totals_h, limits_h, info_h] = h;
     let top_h = info_h + limits_h + trend_h;
-    let totals_h = 1.min(body.height.saturating_sub(top_h));
     let table = TablePane::new(Rect::new(
         body.x,
         body.y + top_h,

@@ -1,6 +1,7 @@
 //! Application state and its one update function. No terminal, no I/O:
 //! everything here is driven by `Event`s and tested without a screen.
 
+pub mod alert_ages;
 pub mod columns;
 pub mod config;
 pub mod cursor;
@@ -8,6 +9,7 @@ pub mod devices_view;
 pub mod event;
 pub mod keys;
 pub mod layout;
+pub mod object_ages;
 pub mod object_rows;
 pub mod object_table;
 pub mod replay;
@@ -16,7 +18,7 @@ pub mod state;
 pub mod trends_view;
 pub mod update;
 
-pub use config::{AppConfig, Level, Thresholds};
+pub use config::{AppConfig, Level, ThemeKind, Thresholds};
 pub use event::{Command, Event};
 pub use replay::ReplayState;
 pub use screens::drill;

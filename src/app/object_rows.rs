@@ -1,7 +1,7 @@
 //! Turning objects into table rows: the columns each type shows in the
 //! drill-down and the ERROR-QP pane.
 
-use super::object_table::{Cell, Column, Row};
+use super::object_table::{Cell, Column, Row, RowId};
 use crate::model::consumers::SortDirection;
 use crate::model::history::ErrorQpInsight;
 use crate::model::{Object, ResourceType, Snapshot};
@@ -22,12 +22,13 @@ pub fn columns_for(t: ResourceType) -> (Vec<Column>, usize) {
         ResourceType::Qp => (
             vec![
                 device,
-                Column::right("PORT", 4),
-                Column::right("LQPN", 8),
-                Column::right("RQPN", 8),
-                Column::left("TYPE", 8),
-                Column::left("STATE", 6),
-                Column::right("PDN", 6),
+                Column::right("PORT", 4).keep(45),
+                Column::right("LQPN", 8).keep(200),
+                Column::right("RQPN", 8).keep(40),
+                Column::left("TYPE", 8).keep(50),
+                // The state is the leak clue (a pile of INIT QPs): kept.
+                Column::left("STATE", 6).keep(150),
+                Column::right("PDN", 6).keep(30),
             ],
             2,
         ),
@@ -99,6 +100,11 @@ fn hex(v: Option<u32>) -> Cell {
     Cell::Hex(v.map(u64::from))
 }
 
+/// What identifies an object's row across snapshots: its device and key.
+pub fn row_id(obj: &Object) -> RowId {
+    (obj.device(), obj.dedup_key().unwrap_or(u64::MAX))
+}
+
 /// One drill-down row for an object.
 pub fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
     let device = Cell::Text(snapshot.device_name(obj.device()));
@@ -160,7 +166,7 @@ pub fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
         ],
     };
     Row {
-        id: (obj.device(), obj.dedup_key().unwrap_or(u64::MAX)),
+        id: row_id(obj),
         cells,
         alert,
         owner: Some(obj.owner().clone()),
@@ -188,17 +194,18 @@ pub const ERROR_AGE_COLUMN: usize = 6;
 /// has been in it first, so they stay on narrow terminals.
 pub fn error_columns() -> Vec<Column> {
     vec![
-        Column::right("PID", 7),
-        Column::left("OWNER", 16),
-        Column::left("DEVICE", 10),
-        Column::right("PORT", 4),
-        Column::right("LQPN", 8),
-        Column::left("STATE", 5),
-        Column::right("AGE", 8),
-        Column::left("BEFORE", 6),
-        Column::left("TYPE", 8),
-        Column::right("RQPN", 8),
-        Column::right("PDN", 6),
+        // Narrow screens keep who, which QP, its state and for how long.
+        Column::right("PID", 7).keep(150),
+        Column::left("OWNER", 16).keep(200),
+        Column::left("DEVICE", 10).keep(120),
+        Column::right("PORT", 4).keep(30),
+        Column::right("LQPN", 8).keep(180),
+        Column::left("STATE", 5).keep(250),
+        Column::right("AGE", 8).keep(240),
+        Column::left("BEFORE", 6).keep(60),
+        Column::left("TYPE", 8).keep(40),
+        Column::right("RQPN", 8).keep(20),
+        Column::right("PDN", 6).keep(10),
     ]
 }
 

@@ -55,7 +55,12 @@ pub struct Column {
     /// Width wanted; the last left-aligned column takes what is left.
     pub width: u16,
     pub align: Align,
+    /// Lower goes first when the table is wider than the screen.
+    pub keep: u8,
 }
+
+/// How much a column is kept unless told otherwise.
+pub const KEEP_DEFAULT: u8 = 100;
 
 impl Column {
     pub const fn left(title: &'static str, width: u16) -> Column {
@@ -63,6 +68,7 @@ impl Column {
             title,
             width,
             align: Align::Left,
+            keep: KEEP_DEFAULT,
         }
     }
 
@@ -71,7 +77,13 @@ impl Column {
             title,
             width,
             align: Align::Right,
+            keep: KEEP_DEFAULT,
         }
+    }
+
+    /// The same column, kept with priority `keep` on narrow screens.
+    pub const fn keep(self, keep: u8) -> Column {
+        Column { keep, ..self }
     }
 }
 
@@ -197,12 +209,59 @@ impl ObjectTable {
     }
 }
 
-/// Places a table's columns the same way the renderer does.
-pub fn table_columns(table: &ObjectTable, width: u16) -> Vec<(u16, u16)> {
-    let widths: Vec<u16> = table.columns.iter().map(|c| c.width).collect();
-    // Natural widths: a stretched middle column would push numbers far apart.
-    fit_columns(&widths, None, width)
+/// A table column placed on screen: its index in `columns`, x and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlacedCell {
+    pub index: usize,
+    pub x: u16,
+    pub width: u16,
 }
+
+/// Places a table's columns the same way the renderer does: at natural
+/// widths (a stretched middle column would push numbers far apart), the
+/// least kept dropped first (the rightmost among equals) until the rest
+/// fit; the last one may be cut.
+pub fn table_columns(table: &ObjectTable, width: u16) -> Vec<PlacedCell> {
+    let mut kept: Vec<usize> = (0..table.columns.len()).collect();
+    let needed = |kept: &[usize]| -> u32 {
+        kept.iter()
+            .filter_map(|i| table.columns.get(*i))
+            .map(|c| u32::from(c.width.min(MIN_LAST_WIDTH)) + 1)
+            .sum::<u32>()
+            + kept
+                .iter()
+                .rev()
+                .skip(1)
+                .filter_map(|i| table.columns.get(*i))
+                .map(|c| u32::from(c.width.saturating_sub(MIN_LAST_WIDTH)))
+                .sum::<u32>()
+    };
+    while kept.len() > 1 && needed(&kept) > u32::from(width) {
+        let Some(pos) = kept
+            .iter()
+            .enumerate()
+            .filter_map(|(pos, i)| table.columns.get(*i).map(|c| (pos, c.keep)))
+            .min_by_key(|(pos, keep)| (*keep, usize::MAX - pos))
+            .map(|(pos, _)| pos)
+        else {
+            break;
+        };
+        kept.remove(pos);
+    }
+    let widths: Vec<u16> = kept
+        .iter()
+        .filter_map(|i| table.columns.get(*i))
+        .map(|c| c.width)
+        .collect();
+    fit_columns(&widths, None, width)
+        .into_iter()
+        .zip(kept)
+        .map(|((x, width), index)| PlacedCell { index, x, width })
+        .collect()
+}
+
+/// A wide last column (a sentence) may be cut down to this before columns go.
+const MIN_LAST_WIDTH: u16 = 24;
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@
 //! what one screen shows (its rows, cursor, sort) lives in that screen
 //! (`screens/`).
 
+use super::alert_ages::AlertAges;
 use super::config::AppConfig;
 use super::layout::{self, FrameLayout, MainLayout};
 use super::replay::ReplayState;
@@ -13,9 +14,11 @@ use super::screens::help::HelpScreen;
 use super::screens::main::MainScreen;
 use super::screens::{Ctx, Pane};
 use crate::model::consumers::Consumer;
+use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
-use crate::model::{DetailScope, OwnerKey, Snapshot, SourceKind, UnixMs};
+use crate::model::limits::{cgroup_warnings, device_warnings};
+use crate::model::{DetailScope, Device, OwnerKey, Snapshot, SourceKind, UnixMs, Warning};
 use ratatui::layout::Rect;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -54,12 +57,22 @@ pub struct App {
 
     /// Command-line filters plus the `/` text.
     pub filter: Filter,
+    /// `filter` as it applies to the shown snapshot (a text that names a
+    /// device scopes the counts to it): what every screen reads.
+    pub scoped_filter: Filter,
     pub filter_edit: Option<FilterEdit>,
 
     /// Every snapshot received, frozen or not: trends, ERROR-QP ages, baseline.
     pub history: History,
     /// What the history says about the shown snapshot, under the filters.
     pub insights: Insights,
+    /// Usage past `--warn`/`--crit` on the devices and in the cgroup quotas
+    /// of what is shown: the `limit` warnings `--once` prints.
+    pub limit_warnings: Vec<Warning>,
+    /// When each alert's condition was first seen (the FOR column).
+    pub alert_ages: AlertAges,
+    /// The snapshot `alert_ages` last took in.
+    alert_ages_at: Option<UnixMs>,
     /// Sparklines shown (`t`).
     pub sparklines: bool,
 
@@ -81,9 +94,10 @@ macro_rules! ctx {
             details: &$app.shown_details,
             frozen: $app.frozen,
             replaying: $app.replay.is_some(),
-            filter: &$app.filter,
+            filter: &$app.scoped_filter,
             history: &$app.history,
             insights: &$app.insights,
+            limit_warnings: &$app.limit_warnings,
             config: &$app.config,
             body: $crate::app::layout::frame_layout($app.size).body,
             sparklines: $app.sparklines,
@@ -107,9 +121,13 @@ impl App {
             collect_error: None,
             requested_details: DetailScope::ErrorsOnly,
             filter: config.filter.clone(),
+            scoped_filter: config.filter.clone(),
             filter_edit: None,
             history: History::new(config.history.clone()),
             insights: Insights::default(),
+            limit_warnings: Vec::new(),
+            alert_ages: AlertAges::default(),
+            alert_ages_at: None,
             sparklines: false,
             main: MainScreen::new(config.sort, config.direction, config.group),
             screens: Vec::new(),
@@ -232,13 +250,56 @@ impl App {
         let Some(snapshot) = self.shown.as_ref() else {
             return;
         };
-        self.insights = self.history.insights(snapshot, &self.filter);
+        self.scoped_filter = self
+            .filter
+            .scoped_to_devices(snapshot.devices.iter().map(|d| d.name.as_str()));
+        self.insights = self.history.insights(snapshot, &self.scoped_filter);
+        let at = snapshot.meta.collected_at_ms;
+        if self.alert_ages_at != Some(at) {
+            self.alert_ages.observe(&self.insights.alerts, at);
+            self.alert_ages_at = Some(at);
+        }
+        self.insights.alerts = self.alert_ages.apply(&self.insights.alerts);
         let ctx = ctx!(self);
         self.main.refresh(&ctx);
+        self.limit_warnings = self.limits_of_shown();
+        let ctx = ctx!(self);
         for screen in &mut self.screens {
             screen.refresh(&ctx);
         }
         self.settle_cursors();
+    }
+
+    /// The `limit` warnings of the shown devices and consumers, read the
+    /// way `--once` reads them (`mlx5_3 mr at 96% of max (…, critical)`).
+    fn limits_of_shown(&self) -> Vec<Warning> {
+        let Some(snapshot) = self.shown.as_ref() else {
+            return Vec::new();
+        };
+        let devices: Vec<&Device> = grouped_order(&snapshot.devices)
+            .into_iter()
+            .filter(|d| self.scoped_filter.shows_device(&d.name))
+            .collect();
+        let thresholds = &self.config.thresholds;
+        let mut out = device_warnings(snapshot, &devices, thresholds);
+        out.extend(cgroup_warnings(
+            self.main
+                .consumers
+                .iter()
+                .filter_map(|c| c.process.as_ref()),
+            thresholds,
+        ));
+        out
+    }
+
+    /// Every warning the header and the alerts panel show: usage past the
+    /// thresholds first (the most urgent), then the snapshot's own.
+    pub fn shown_warnings(&self) -> Vec<&Warning> {
+        let snapshot = self.shown.as_ref().map(|s| s.meta.warnings.as_slice());
+        self.limit_warnings
+            .iter()
+            .chain(snapshot.unwrap_or_default())
+            .collect()
     }
 
     /// `b`: marks the snapshot on screen as the baseline, or clears it.

@@ -85,10 +85,10 @@ pub fn sort_by_delta<R: SortFields>(
 /// Columns of the alerts panel; newest condition last, oldest first.
 pub fn alert_columns() -> Vec<Column> {
     vec![
-        Column::left("KIND", 21),
-        Column::right("FOR", 8),
+        Column::left("KIND", 21).keep(50),
+        Column::right("FOR", 8).keep(80),
         // As wide as the screen allows: messages are sentences.
-        Column::left("WHAT", 400),
+        Column::left("WHAT", 400).keep(200),
     ]
 }
 

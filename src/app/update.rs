@@ -6,6 +6,7 @@ use super::keys::{Action, action_for};
 use super::screens::alerts::AlertsScreen;
 use super::screens::error_qps::ErrorQpScreen;
 use super::screens::help::HelpScreen;
+use super::screens::message::MessageScreen;
 use super::screens::sort_menu::SortMenu;
 use super::screens::{Outcome, Pane};
 use super::state::{App, FilterEdit, ctx};
@@ -138,6 +139,7 @@ impl App {
             Action::ErrorPane => self.toggle_pane(Box::new(ErrorQpScreen::default())),
             Action::AlertsPane => self.toggle_pane(Box::new(AlertsScreen::default())),
             Action::Baseline => self.toggle_baseline(),
+            Action::FullText => self.show_full_text(),
             Action::Sparklines => {
                 self.sparklines = !self.sparklines;
                 self.settle_cursors();
@@ -210,6 +212,32 @@ impl App {
             Action::Last => replay.seek_end(now),
             _ => {}
         }
+    }
+
+    /// `w`: what the top screen has selected, else every header warning
+    /// and alert, whole.
+    fn show_full_text(&mut self) {
+        let ctx = self.ctx();
+        let (title, paragraphs) = self.top().full_text(&ctx).unwrap_or_else(|| {
+            let mut texts: Vec<String> = self
+                .shown_warnings()
+                .into_iter()
+                .map(|w| format!("⚠ {}", w.message))
+                .collect();
+            texts.extend(
+                self.insights
+                    .alerts
+                    .iter()
+                    .map(|a| format!("⚑ {}", a.message)),
+            );
+            ("Warnings and alerts".to_string(), texts)
+        });
+        let paragraphs = if paragraphs.is_empty() {
+            vec!["no warning or alert to show".to_string()]
+        } else {
+            paragraphs
+        };
+        self.open(Box::new(MessageScreen::new(title, paragraphs)));
     }
 
     fn set_interval(&mut self, interval: std::time::Duration, commands: &mut Vec<Command>) {

@@ -37,4 +37,18 @@ pub struct InteractiveArgs {
                      Example: restop --group pod"
     )]
     pub group: Option<OwnerGroup>,
+
+    /// Palette of the interactive view: default, light, high-contrast.
+    #[arg(
+        long,
+        value_name = "THEME",
+        value_enum,
+        long_help = "Palette of the interactive view: `default` (the terminal's own \
+                     foreground, colour only for state), `light` (darker colours for light \
+                     backgrounds, where yellow and cyan fade), `high-contrast` (bright \
+                     colours, nothing dimmed, warning underlined and critical reversed). \
+                     [default: default; or `theme` in the config file]\n\n\
+                     Example: restop --theme light"
+    )]
+    pub theme: Option<crate::ui::theme::ThemeKind>,
 }

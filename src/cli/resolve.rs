@@ -41,6 +41,7 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
             mouse: !cli.interactive.no_mouse && d.mouse.unwrap_or(true),
             color: !cli.interactive.no_color && d.color.unwrap_or(true),
             group: cli.interactive.group.or(d.group).unwrap_or_default(),
+            theme: cli.interactive.theme.or(d.theme).unwrap_or_default(),
         },
         history,
         export: cli.command.as_ref().and_then(Command::export_args).cloned(),
@@ -84,6 +85,7 @@ fn source_settings(cli: &Cli, d: &Defaults, mode: Mode) -> SourceSettings {
     let defaults = SourceSettings::default();
     SourceSettings {
         origin,
+        demo_at: s.demo_at.unwrap_or_default(),
         interval,
         timeout: s.timeout.or(d.timeout).unwrap_or(defaults.timeout),
         objects_every: s

@@ -32,6 +32,23 @@ pub struct SourceArgs {
     )]
     pub seed: u64,
 
+    /// Start the simulated host this far into its story (with --demo).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = parse_duration,
+        requires = "demo",
+        global = true,
+        long_help = "Start the simulated host this far into its timeline (only with \
+                     --demo): the leak has grown, QPs have failed, as after that long a \
+                     run. Lets scripted runs (--once, --json, --batch) show a chosen \
+                     moment; the same seed and point always give the same snapshot. \
+                     [default: 0s]\n\n\
+                     Examples: restop --demo --demo-at 10m --once --state err, \
+                     restop --demo --demo-at 90s --json"
+    )]
+    pub demo_at: Option<Duration>,
+
     /// Time between refreshes (500ms, 2s, 1m30s, 1.5) [default: 2s].
     #[arg(
         short = 'd',

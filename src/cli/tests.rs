@@ -350,3 +350,26 @@ fn group_comes_from_the_command_line_over_the_config_file() {
         OwnerGroup::Process
     );
 }
+
+#[test]
+fn the_theme_comes_from_the_flag_over_the_file() {
+    use crate::ui::theme::ThemeKind;
+    assert_eq!(settings(&[]).interactive.theme, ThemeKind::Default);
+    assert_eq!(
+        settings(&["--theme", "light"]).interactive.theme,
+        ThemeKind::Light
+    );
+    let file = "[interactive]\ntheme = \"light\"\n";
+    assert_eq!(
+        with_file(&[], file).unwrap().interactive.theme,
+        ThemeKind::Light
+    );
+    assert_eq!(
+        with_file(&["--theme", "high-contrast"], file)
+            .unwrap()
+            .interactive
+            .theme,
+        ThemeKind::HighContrast
+    );
+    assert!(parse(&["--theme", "neon"]).is_err());
+}

@@ -94,8 +94,10 @@ impl ObjectCadence {
         match s.last_start {
             None => false,
             Some(start) => {
+                let wanted = self.min_interval.max(self.period);
                 let waited = now.saturating_duration_since(start);
-                waited >= self.min_interval.max(self.period) && waited < s.interval
+                // Nothing was asked of a type before the pace is known.
+                !wanted.is_zero() && waited >= wanted && waited < s.interval
             }
         }
     }
@@ -187,6 +189,20 @@ mod tests {
         assert!(c.postponed(Mr, t0 + Duration::from_secs(5)));
         assert!(!c.postponed(Mr, t0 + ms(500)), "not yet due anyway");
         assert!(c.due(Qp, t0), "never dumped yet");
+    }
+
+    #[test]
+    fn a_single_collection_without_an_interval_holds_nothing_back() {
+        // `--json`: one collection, no minimum interval, no pace yet.
+        let mut c = ObjectCadence::new(Duration::ZERO);
+        let t0 = Instant::now();
+        c.collection(t0);
+        for t in TYPES {
+            c.record(t, t0, ms(3));
+        }
+        for t in TYPES {
+            assert!(!c.postponed(t, t0 + ms(4)), "{t:?} reported as held back");
+        }
     }
 
     #[test]

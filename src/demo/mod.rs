@@ -57,6 +57,22 @@ impl DemoSource {
     }
 }
 
+impl DemoSource {
+    /// The simulated host `at` into its timeline: the first collection is
+    /// of that moment, reached in steps of `step` (the story unfolds as in a
+    /// run that long) and one shorter step for the rest.
+    pub fn starting_at(seed: u64, step: Duration, at: Duration) -> DemoSource {
+        let mut demo = DemoSource::new(seed, step);
+        let mut left = at;
+        while !left.is_zero() {
+            let this = if step.is_zero() { left } else { left.min(step) };
+            demo.world.advance(this);
+            left = left.saturating_sub(this);
+        }
+        demo
+    }
+}
+
 impl Source for DemoSource {
     fn kind(&self) -> SourceKind {
         SourceKind::Demo

@@ -3,6 +3,8 @@
 
 pub mod consumer_table;
 pub mod consumers;
+pub mod consumers_growth;
+pub mod consumers_qp_states;
 pub mod counters;
 pub mod device;
 pub mod enums;

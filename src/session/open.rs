@@ -18,7 +18,11 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
     let source = &settings.source;
     Ok(match &source.origin {
         Origin::Replay(path) => Box::new(ReplaySource::open(path)?),
-        Origin::Demo { seed } => Box::new(DemoSource::new(*seed, source.interval)),
+        Origin::Demo { seed } => Box::new(DemoSource::starting_at(
+            *seed,
+            source.interval,
+            source.demo_at,
+        )),
         Origin::Live if settings.mode == Mode::Export => {
             let options = settings.live_options();
             Box::new(Reopening::new(SourceKind::Live, move || {

@@ -12,6 +12,7 @@ use super::values::{parse_resource_type, parse_sort_key};
 use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
 use crate::model::owner_group::OwnerGroup;
+use crate::ui::theme::ThemeKind;
 use serde::Deserialize;
 use std::fmt;
 use std::ops::Range;
@@ -61,6 +62,7 @@ struct RawInteractive {
     mouse: Option<bool>,
     color: Option<bool>,
     group: Text,
+    theme: Text,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -102,6 +104,7 @@ pub struct Defaults {
     pub color: Option<bool>,
     /// The consumers table's rows at start (as `--group`).
     pub group: Option<OwnerGroup>,
+    pub theme: Option<ThemeKind>,
     pub retention: Option<Duration>,
     pub trend_window: Option<Duration>,
     pub err_linger: Option<Duration>,
@@ -214,6 +217,23 @@ impl Defaults {
                 .group
                 .as_ref()
                 .map(|v| group(v.get_ref()).map_err(|e| at(text, v.span(), e)))
+                .transpose()?,
+            theme: raw
+                .interactive
+                .theme
+                .as_ref()
+                .map(|v| {
+                    ThemeKind::parse(v.get_ref()).ok_or_else(|| {
+                        at(
+                            text,
+                            v.span(),
+                            format!(
+                                "unknown theme `{}` (default, light, high-contrast)",
+                                v.get_ref()
+                            ),
+                        )
+                    })
+                })
                 .transpose()?,
             retention: duration("trends.retention", &raw.trends.retention)?,
             trend_window: duration("trends.window", &raw.trends.window)?,

@@ -19,6 +19,7 @@ use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
 use crate::model::owner_group::OwnerGroup;
 use crate::output::OnceOptions;
+use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -68,6 +69,8 @@ pub struct SourceSettings {
     pub objects_every: Duration,
     /// Read limits through libibverbs (`--no-verbs` turns it off).
     pub verbs: bool,
+    /// How far into its timeline the simulated host starts (`--demo-at`).
+    pub demo_at: Duration,
 }
 
 impl Default for SourceSettings {
@@ -78,6 +81,7 @@ impl Default for SourceSettings {
             timeout: Duration::from_secs(5),
             objects_every: Duration::ZERO,
             verbs: true,
+            demo_at: Duration::ZERO,
         }
     }
 }
@@ -94,6 +98,8 @@ pub struct InteractiveSettings {
     pub color: bool,
     /// The consumers table's rows at start (`--group`, `group = "pod"`).
     pub group: OwnerGroup,
+    /// The palette (`--theme`, `theme = "light"`).
+    pub theme: ThemeKind,
 }
 
 impl Default for InteractiveSettings {
@@ -102,6 +108,7 @@ impl Default for InteractiveSettings {
             mouse: true,
             color: true,
             group: OwnerGroup::Process,
+            theme: ThemeKind::Default,
         }
     }
 }
@@ -170,6 +177,7 @@ impl Settings {
             thresholds: self.report.thresholds,
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,
+            theme: self.interactive.theme,
             history: self.history.clone(),
         }
     }

@@ -4,12 +4,13 @@ use super::format::pad;
 use super::paint::{put, style_area, title_line};
 use super::sparkline::{age_text, signed, signed_bytes, sparkline};
 use super::theme::Theme;
-use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
+use crate::app::columns::ConsumerColumn;
 use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::screens::main::MainScreen;
 use crate::app::{Ctx, Focus, Level, Thresholds};
-use crate::model::consumers::{Consumer, SortDirection};
+use crate::model::consumers::SortDirection;
+use crate::model::consumers_growth::{GrowthMark, growth};
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow};
 use ratatui::Frame;
@@ -47,9 +48,10 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         pane.title,
         Span::styled(
             format!(
-                "Top consumers{} ({})",
+                "Top consumers{} ({}) {}",
                 grouping_title(main.grouping),
-                main.rows.len()
+                main.rows.len(),
+                ctx.filter.scope_label()
             ),
             title_style,
         ),
@@ -57,7 +59,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         theme.dim(),
     );
 
-    let placed = fit_consumer_columns_with(ctx.filter, pane.header.width, ctx.sparklines);
+    let placed = main.placed_columns(ctx, pane.header.width);
     if pane.header.height > 0 {
         for p in &placed {
             let sorted =
@@ -109,13 +111,17 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         let delta = main.deltas.get(&c.owner);
         for p in &placed {
             let (text, style) = match (p.column, delta) {
-                // Trends are kept per process: a group's row has none of its own.
-                (ConsumerColumn::Trend(_), _) if row.is_group() => (String::new(), theme.dim()),
-                (ConsumerColumn::Trend(t), _) => trend_cell(ctx, c, t, usize::from(p.width), theme),
+                (ConsumerColumn::Trend(t), _) => {
+                    trend_cell(ctx, row, t, usize::from(p.width), theme)
+                }
                 (column, Some(d)) if delta_shown(column) => delta_cell(d, column, theme),
                 (column, _) => cell(row, column, &ctx.config.thresholds, theme),
             };
-            let text = pad(&text, usize::from(p.width), p.column.right_aligned());
+            let width = usize::from(p.width);
+            let (text, style) = match p.column {
+                ConsumerColumn::Name => with_growth(ctx, row, text, style, width, theme),
+                _ => (pad(&text, width, p.column.right_aligned()), style),
+            };
             put(buf, pane.rows.x + p.x, y, &text, p.width, style);
         }
         if i == main.consumer_cursor.selected {
@@ -132,6 +138,43 @@ fn grouping_title(grouping: OwnerGroup) -> &'static str {
         OwnerGroup::Container => " by container",
         OwnerGroup::Pod => " by pod",
     }
+}
+
+/// The NAME cell with the owner's growth at its right end: `leaky_svc
+/// ⚠ +30 QP/min` for a leak suspect (the whole name in the alert style),
+/// `↑ +6 QP` while counts keep rising; only the mark when the column is
+/// narrow.
+/// Growth is judged per process: a group's row has no mark of its own.
+fn with_growth(
+    ctx: &Ctx,
+    row: &OwnerGroupRow,
+    name: String,
+    style: Style,
+    width: usize,
+    theme: &Theme,
+) -> (String, Style) {
+    let growth = ctx
+        .insights
+        .owner(&row.total.owner)
+        .and_then(|t| growth(t, ctx.insights.min_span_ms))
+        .filter(|_| !row.is_group());
+    let Some(g) = growth else {
+        return (pad(&name, width, false), style);
+    };
+    let style = match g.mark {
+        GrowthMark::LeakSuspect => theme.alert(),
+        GrowthMark::Rising => style,
+    };
+    let full = format!("{} {}", g.mark.symbol(), g.text);
+    let name_len = name.chars().count();
+    let tail = if name_len + 1 + full.chars().count() <= width {
+        full
+    } else {
+        g.mark.symbol().to_string()
+    };
+    let room = width.saturating_sub(tail.chars().count() + 1);
+    let name = pad(&name, room, false);
+    (format!("{name} {tail:>0$}", width - room - 1), style)
 }
 
 /// Columns that show the change since the baseline while one is set.
@@ -158,14 +201,18 @@ fn delta_cell(d: &BaselineDelta, column: ConsumerColumn, theme: &Theme) -> (Stri
 }
 
 /// The sparkline of `t` over the trend window; red when it is a leak suspect.
+/// Trends are kept per process: a group's row has none of its own.
 fn trend_cell(
     ctx: &Ctx,
-    c: &Consumer,
+    row: &OwnerGroupRow,
     t: crate::model::ResourceType,
     width: usize,
     theme: &Theme,
 ) -> (String, Style) {
-    let trend = ctx.insights.owner(&c.owner).and_then(|o| o.get(t));
+    if row.is_group() {
+        return (String::new(), theme.dim());
+    }
+    let trend = ctx.insights.owner(&row.total.owner).and_then(|o| o.get(t));
     match trend {
         Some(tt) => {
             let style = if tt.leak_suspect {

@@ -1,6 +1,7 @@
 //! The bottom line: the filter being typed, or the keys that matter most.
 
 use super::consumers::sort_marker;
+use super::fit::{Part, fit_parts};
 use super::paint::put_spans;
 use super::theme::Theme;
 use crate::app::App;
@@ -22,9 +23,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         put_spans(buf, area, &spans);
         return;
     }
-    let key = |k: &'static str| Span::styled(k, theme.bold());
-    let word = |w: &'static str| Span::raw(w);
-    let mut spans = Vec::new();
+    let mut parts = Vec::new();
     let on_main = app.on_main();
     if on_main {
         let sorted = consumer_columns(&app.filter)
@@ -34,13 +33,36 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .unwrap_or("?");
         // The column's direct key, so the next sort is one key away.
         let direct = sort_key_char(app.main.sort)
-            .map(|c| format!("({c}) "))
+            .map(|c| format!(" ({c})"))
             .unwrap_or_default();
-        spans.push(Span::styled(
-            format!("sort {sorted}{} {direct}", sort_marker(app.main.direction)),
-            theme.title(),
-        ));
+        let marker = sort_marker(app.main.direction);
+        parts.push(
+            Part::new(vec![Span::styled(
+                format!("sort {sorted}{marker}{direct} "),
+                theme.title(),
+            )])
+            .or(
+                vec![Span::styled(format!("{sorted}{marker} "), theme.title())],
+                COST_SHORT_SORT,
+            ),
+        );
     }
+    // Earlier hints matter more: each later one is dropped first, whole.
+    for (i, (k, w)) in hints(app).into_iter().enumerate() {
+        let cost = u8::try_from(200usize.saturating_sub(i * 8))
+            .unwrap_or(0)
+            .max(1);
+        parts.push(Part::new(vec![Span::styled(k, theme.bold()), Span::raw(w)]).drop_at(cost));
+    }
+    put_spans(buf, area, &fit_parts(parts, usize::from(area.width)));
+}
+
+/// The sort hint loses its key and word only after most hints are gone.
+const COST_SHORT_SORT: u8 = 150;
+
+/// The keys named on the current screen, most important first.
+fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
+    let on_main = app.on_main();
     let mut hints: Vec<(&'static str, &'static str)> = vec![("q", " quit "), ("?", " help ")];
     let replay = app.replay.is_some();
     if replay {
@@ -52,16 +74,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ("{}", " ±1 min "),
         ]);
     }
+    if app.frozen && !replay {
+        // Frozen is the state to leave: say how, before anything else.
+        hints.insert(0, ("␣", " resume "));
+    }
     hints.extend(app.page().hints().iter().copied());
     // Freezing and the interval mean nothing in a replay.
-    if !replay {
+    if !replay && !app.frozen {
         hints.push(("␣", " freeze "));
-        if on_main {
-            hints.push(("+-", " interval"));
-        }
     }
-    for (k, w) in hints {
-        spans.extend([key(k), word(w)]);
+    if on_main {
+        hints.extend([("a", " alerts "), ("t", " trends "), ("b", " baseline ")]);
     }
-    put_spans(buf, area, &spans);
+    hints.push(("w", " full text "));
+    if !replay && on_main {
+        hints.push(("+-", " interval"));
+    }
+    hints
 }

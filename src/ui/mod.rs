@@ -4,6 +4,7 @@
 pub mod consumers;
 pub mod devices;
 pub mod drill;
+pub mod fit;
 pub mod footer;
 pub mod format;
 pub mod gauge;
@@ -22,7 +23,7 @@ use theme::Theme;
 /// Draws the whole screen for `app`.
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
-    let theme = Theme::new(app.config.color);
+    let theme = Theme::of(app.config.color, app.config.theme);
     if too_small(area) {
         let text = format!(
             "terminal too small: {}x{} (restop needs {MIN_WIDTH}x{MIN_HEIGHT}; q quits)",

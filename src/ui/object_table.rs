@@ -1,6 +1,7 @@
 //! Draws a generic object table (drill-down tabs, ERROR-QP pane).
 
 use super::consumers::sort_marker;
+use super::fit::cut_at_word;
 use super::format::pad;
 use super::paint::{put, style_area};
 use super::sparkline::age_text;
@@ -43,7 +44,8 @@ fn cell_text(cell: &Cell, theme: &Theme) -> (String, Style) {
 pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str, theme: &Theme) {
     let placed = table_columns(table, pane.header.width);
     if pane.header.height > 0 {
-        for (i, (x, w)) in placed.iter().enumerate() {
+        for p in &placed {
+            let (i, x, w) = (p.index, &p.x, &p.width);
             let Some(col) = table.columns.get(i) else {
                 continue;
             };
@@ -77,7 +79,8 @@ pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str
     let offset = visible_offset(table.cursor, table.rows.len(), height);
     for (i, row) in table.rows.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
-        for (c, (x, w)) in placed.iter().enumerate() {
+        for p in &placed {
+            let (c, x, w) = (p.index, &p.x, &p.width);
             let (Some(cell), Some(col)) = (row.cells.get(c), table.columns.get(c)) else {
                 continue;
             };
@@ -85,6 +88,11 @@ pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str
             if row.alert && col.title == "STATE" {
                 style = theme.alert();
             }
+            // Sentences (alert messages) are cut between words; `w` shows them whole.
+            let text = match cell {
+                Cell::Text(t) if t.contains(' ') => cut_at_word(&text, usize::from(*w)),
+                _ => text,
+            };
             let text = pad(&text, usize::from(*w), col.align == Align::Right);
             put(buf, pane.rows.x + x, y, &text, *w, style);
         }

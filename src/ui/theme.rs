@@ -6,22 +6,61 @@ use crate::app::Level;
 use crate::model::{PortState, SourceKind};
 use ratatui::style::{Color, Modifier, Style};
 
+/// The palettes (`--theme`, `theme` in the config file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ThemeKind {
+    /// For dark and light terminals alike: the terminal's foreground, colour for state.
+    #[default]
+    Default,
+    /// For light backgrounds: darker colours where yellow and cyan fade on white.
+    Light,
+    /// Bright colours, nothing dimmed, warning underlined and critical reversed.
+    HighContrast,
+}
+
+impl ThemeKind {
+    /// The name the command line and the config file use.
+    pub fn parse(name: &str) -> Option<ThemeKind> {
+        match name {
+            "default" => Some(ThemeKind::Default),
+            "light" => Some(ThemeKind::Light),
+            "high-contrast" => Some(ThemeKind::HighContrast),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Theme {
     color: bool,
+    kind: ThemeKind,
 }
 
 impl Theme {
     pub fn new(color: bool) -> Theme {
-        Theme { color }
+        Theme::of(color, ThemeKind::Default)
     }
 
+    pub fn of(color: bool, kind: ThemeKind) -> Theme {
+        Theme { color, kind }
+    }
+
+    /// `c` as the theme draws it.
     fn fg(&self, c: Color) -> Style {
-        if self.color {
-            Style::new().fg(c)
-        } else {
-            Style::new()
+        if !self.color {
+            return Style::new();
         }
+        let c = match (self.kind, c) {
+            (ThemeKind::Light, Color::Yellow) => Color::Rgb(0x9a, 0x5b, 0x00),
+            (ThemeKind::Light, Color::Cyan) => Color::Blue,
+            (ThemeKind::Light, Color::Green) => Color::Rgb(0x00, 0x70, 0x00),
+            (ThemeKind::HighContrast, Color::Yellow) => Color::LightYellow,
+            (ThemeKind::HighContrast, Color::Cyan) => Color::LightCyan,
+            (ThemeKind::HighContrast, Color::Green) => Color::LightGreen,
+            (ThemeKind::HighContrast, Color::Red) => Color::LightRed,
+            (_, c) => c,
+        };
+        Style::new().fg(c)
     }
 
     pub fn plain(&self) -> Style {
@@ -33,6 +72,10 @@ impl Theme {
     }
 
     pub fn dim(&self) -> Style {
+        if self.kind == ThemeKind::HighContrast {
+            // Dimmed text is what high contrast is asked to avoid.
+            return Style::new();
+        }
         Style::new().add_modifier(Modifier::DIM)
     }
 
@@ -63,11 +106,19 @@ impl Theme {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
     }
 
+    /// Without colour (`NO_COLOR`) warning and critical still differ:
+    /// warning underlined, critical reversed.
     pub fn level(&self, level: Level) -> Style {
-        match level {
-            Level::Normal => self.fg(Color::Green),
-            Level::Warn => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            Level::Critical => self.fg(Color::Red).add_modifier(Modifier::BOLD),
+        let bold = Modifier::BOLD;
+        let marked = !self.color || self.kind == ThemeKind::HighContrast;
+        match (level, !marked) {
+            (Level::Normal, _) => self.fg(Color::Green),
+            (Level::Warn, true) => self.fg(Color::Yellow).add_modifier(bold),
+            (Level::Critical, true) => self.fg(Color::Red).add_modifier(bold),
+            (Level::Warn, false) => self
+                .fg(Color::Yellow)
+                .add_modifier(bold | Modifier::UNDERLINED),
+            (Level::Critical, false) => self.fg(Color::Red).add_modifier(bold | Modifier::REVERSED),
         }
     }
 

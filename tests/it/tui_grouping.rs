@@ -64,7 +64,7 @@ fn o_cycles_process_container_pod_and_the_title_and_footer_say_so() {
 
 #[test]
 fn a_pods_row_sums_its_processes_and_says_how_many() {
-    let (app, _) = demo_app(120, 40, grouped(OwnerGroup::Pod));
+    let (app, _) = demo_app(160, 50, grouped(OwnerGroup::Pod));
     let pods: Vec<_> = app.main.rows.iter().filter(|r| r.is_group()).collect();
     assert!(!pods.is_empty());
     for pod in &pods {
@@ -80,7 +80,7 @@ fn a_pods_row_sums_its_processes_and_says_how_many() {
         .iter()
         .find(|p| p.members.len() > 1)
         .expect("a pod with several processes");
-    let text = screen(&app, 120, 40);
+    let text = screen(&app, 160, 50);
     let name = format!("{} ({} procs)", several.name, several.members.len());
     assert!(text.contains(&name), "{name} not in\n{text}");
     // Kernel owners stay rows of their own.

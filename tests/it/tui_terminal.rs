@@ -21,14 +21,14 @@ const PROMPT: &str = "rt-prompt>";
 /// Generous: a debug build on a busy machine.
 const WAIT: Duration = Duration::from_secs(30);
 
-struct Session {
+pub(crate) struct Session {
     name: String,
     /// The restop this session started, killed by `Drop` if a test failed early.
     restop: Cell<Option<i32>>,
 }
 
 impl Session {
-    fn start(width: u16, height: u16) -> Option<Session> {
+    pub(crate) fn start(width: u16, height: u16) -> Option<Session> {
         if !Path::new(TMUX).exists() {
             eprintln!("tmux not installed: real-terminal test skipped");
             return None;
@@ -66,14 +66,14 @@ impl Session {
         tmux(&self.name, args)
     }
 
-    fn send(&self, keys: &[&str]) {
+    pub(crate) fn send(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.name];
         args.extend_from_slice(keys);
         assert!(self.tmux(&args).status.success(), "send-keys {keys:?}");
     }
 
     /// Types text literally (no key-name lookup).
-    fn type_text(&self, text: &str) {
+    pub(crate) fn type_text(&self, text: &str) {
         assert!(
             self.tmux(&["send-keys", "-t", &self.name, "-l", text])
                 .status
@@ -93,7 +93,7 @@ impl Session {
 
     /// Polls the screen until `done` holds; the terminal is a separate process,
     /// so there is no event to wait on.
-    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -108,7 +108,7 @@ impl Session {
     }
 
     /// Starts restop in the shell and returns its pid.
-    fn start_restop(&self, extra: &str) -> i32 {
+    pub(crate) fn start_restop(&self, extra: &str) -> i32 {
         self.start_restop_under("", extra)
     }
 
@@ -146,7 +146,7 @@ impl Session {
     }
 
     /// After restop ended: the process gone, primary screen, prompt back, cooked mode.
-    fn assert_restored(&self) {
+    pub(crate) fn assert_restored(&self) {
         if let Some(pid) = self.restop.take() {
             assert_gone_without_spinning(pid);
         }

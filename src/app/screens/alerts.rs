@@ -2,11 +2,14 @@
 //! lingering in ERR/SQE and objects left behind by exited processes; Enter
 //! opens the objects an alert is about.
 
-use super::Ctx;
+use super::drill::DrillView;
+use super::message::MessageScreen;
 use super::table::TableScreen;
+use super::{Ctx, Pane};
 use crate::app::layout::errors_layout;
-use crate::app::object_table::ObjectTable;
+use crate::app::object_table::{Cell, ObjectTable};
 use crate::app::trends_view::{ALERT_AGE_COLUMN, alert_columns, alert_rows};
+use crate::model::Warning;
 use crate::model::consumers::SortDirection;
 use crate::ui::object_table;
 use crate::ui::paint::title_line;
@@ -40,12 +43,49 @@ impl TableScreen for AlertsScreen {
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
-        let warnings = ctx.snapshot.map(|s| s.meta.warnings.as_slice());
+        let snapshot = ctx.snapshot.map(|s| s.meta.warnings.as_slice());
+        let warnings: Vec<Warning> = ctx
+            .limit_warnings
+            .iter()
+            .chain(snapshot.unwrap_or_default())
+            .cloned()
+            .collect();
         self.table.set_rows(alert_rows(
-            warnings.unwrap_or_default(),
+            &warnings,
             &ctx.insights.alerts,
             ctx.insights.at_ms,
         ));
+    }
+
+    /// Enter: the objects the alert is about, or a box saying there are none
+    /// to open (a collection warning, a device's limit).
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+        let Some(row) = self.table.selected() else {
+            return Some(Box::new(MessageScreen::new(
+                "Nothing to open",
+                vec!["no alert is selected".to_string()],
+            )));
+        };
+        match &row.owner {
+            Some(owner) => Some(Box::new(DrillView::new(owner.clone(), ctx.filter))),
+            None => Some(Box::new(MessageScreen::new(
+                "Nothing to open",
+                vec![
+                    "this alert is about no one owner's objects: it says all there is \
+                     (w shows it whole)"
+                        .to_string(),
+                ],
+            ))),
+        }
+    }
+
+    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        let row = self.table.selected()?;
+        let text = |i: usize| match row.cells.get(i) {
+            Some(Cell::Text(t)) => t.clone(),
+            _ => String::new(),
+        };
+        Some((text(0), vec![text(2)]))
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
@@ -61,7 +101,7 @@ impl TableScreen for AlertsScreen {
         title_line(
             buf,
             pane.title,
-            Span::styled(format!("Alerts ({n})"), style),
+            Span::styled(format!("Alerts ({n}) {}", ctx.filter.scope_label()), style),
             &[hint],
             theme.dim(),
         );

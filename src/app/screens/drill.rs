@@ -2,16 +2,20 @@
 
 use super::table::{click_table, move_table, settle_table, wheel_table};
 use super::{Ctx, Pane, page_of};
-use crate::app::layout::{contains, contains_y, drill_layout, tab_spans};
-use crate::app::object_rows::{columns_for, default_sort, object_row};
-use crate::app::object_table::{ObjectTable, RowId};
+use crate::app::layout::{contains, contains_y, tab_spans};
+use crate::app::object_ages::ObjectAges;
+use crate::app::object_rows::{columns_for, default_sort, object_row, row_id};
+use crate::app::object_table::{Cell, Column, ObjectTable, RowId};
 use crate::model::consumers::{Consumer, consumers};
 use crate::model::filter::Filter;
-use crate::model::{DetailScope, OwnerKey, ResourceType, Snapshot, TypeCounts};
+use crate::model::{
+    DetailScope, Millis, Object, OwnerKey, ResourceType, Snapshot, TypeCounts, UnixMs,
+};
 use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
+use std::collections::BTreeMap;
 
 /// Whether the shown snapshot holds this owner's objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,13 +44,27 @@ pub struct DrillView {
     pub details: DetailState,
     /// The row to select once the objects are listed (an ERROR QP opened from its pane).
     pending_select: Option<RowId>,
+    /// How long each listed object has been seen (the AGE column, "oldest").
+    pub ages: ObjectAges,
+    /// When the shown snapshot was taken: what the ages are as of.
+    pub at: UnixMs,
+    /// Per type, how long the owner's count has never fallen (from the
+    /// history): the objects there when watching began are at least that old.
+    vouched: BTreeMap<ResourceType, Millis>,
+}
+
+/// The tab's columns, with the AGE every object row ends with.
+fn drill_columns(t: ResourceType) -> (Vec<Column>, usize) {
+    let (mut columns, sort) = columns_for(t);
+    columns.push(Column::right("AGE", 8).keep(60));
+    (columns, sort)
 }
 
 impl DrillView {
     pub fn new(owner: OwnerKey, filter: &Filter) -> DrillView {
         let tabs = filter.visible_types();
         let tab = tabs.first().copied().unwrap_or(ResourceType::Qp);
-        let (columns, sort) = columns_for(tab);
+        let (columns, sort) = drill_columns(tab);
         DrillView {
             owner,
             consumer: None,
@@ -56,6 +74,9 @@ impl DrillView {
             listed: TypeCounts::default(),
             details: DetailState::Loading,
             pending_select: None,
+            ages: ObjectAges::default(),
+            at: UnixMs(0),
+            vouched: BTreeMap::new(),
         }
     }
 
@@ -71,7 +92,7 @@ impl DrillView {
             return;
         }
         self.tab = t;
-        let (columns, sort) = columns_for(t);
+        let (columns, sort) = drill_columns(t);
         self.table.direction = default_sort(t);
         self.table.reset(columns, sort, Vec::new());
         if let Some(s) = snapshot {
@@ -114,14 +135,32 @@ impl DrillView {
     fn refresh_rows(&mut self, snapshot: &Snapshot, filter: &Filter) {
         let mut listed = TypeCounts::default();
         let mut rows = Vec::new();
-        for obj in snapshot.objects.iter().filter(|o| o.owner() == &self.owner) {
-            if !filter.shows_device(&snapshot.device_name(obj.device())) {
-                continue;
-            }
+        let mine: Vec<&Object> = snapshot
+            .objects
+            .iter()
+            .filter(|o| o.owner() == &self.owner)
+            .filter(|o| filter.shows_device(&snapshot.device_name(o.device())))
+            .collect();
+        let at = snapshot.meta.collected_at_ms;
+        // Ages only from snapshots that list every object of the owner.
+        if self.details == DetailState::Loaded && at != self.at {
+            let vouched = |t| self.vouched.get(&t).copied().unwrap_or_default();
+            let objects = mine.iter().map(|o| (o.resource_type(), row_id(o)));
+            self.ages.observe_since(at, objects, vouched);
+        }
+        self.at = at;
+        for obj in mine {
             let t = obj.resource_type();
             listed.add(t, 1);
             if t == self.tab {
-                rows.push(object_row(snapshot, obj));
+                let mut row = object_row(snapshot, obj);
+                let age = self.ages.age(t, row.id, at);
+                row.cells.push(Cell::Age {
+                    ms: age.map(|a| a.ms),
+                    lower_bound: age.is_some_and(|a| a.lower_bound),
+                    lingering: false,
+                });
+                rows.push(row);
             }
         }
         self.listed = listed;
@@ -163,6 +202,21 @@ impl Pane for DrillView {
             ..ctx.filter.clone()
         };
         let all = consumers(snapshot, &unfiltered);
+        self.vouched = ctx
+            .insights
+            .owner(&self.owner)
+            .map(|trend| {
+                trend
+                    .types
+                    .iter()
+                    .filter(|(_, tt)| {
+                        tt.monotonicity >= 1.0 || tt.series.iter().all(|v| *v == tt.current)
+                    })
+                    .filter(|(_, tt)| tt.series.first().is_some_and(|v| *v > 0))
+                    .map(|(t, tt)| (*t, tt.span_ms))
+                    .collect()
+            })
+            .unwrap_or_default();
         self.refresh_from(snapshot, &all, ctx.filter, ctx.details, ctx.frozen);
         // A recording cannot be asked for more than it kept.
         if ctx.replaying && self.details != DetailState::Loaded {
@@ -171,11 +225,12 @@ impl Pane for DrillView {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        settle_table(&mut self.table, &drill_layout(ctx.body).table);
+        let pane = crate::ui::drill::layout(ctx, self).table;
+        settle_table(&mut self.table, &pane);
     }
 
     fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(drill_layout(ctx.body).table.rows.height)
+        page_of(crate::ui::drill::layout(ctx, self).table.rows.height)
     }
 
     fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
@@ -201,14 +256,15 @@ impl Pane for DrillView {
     }
 
     fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        wheel_table(&mut self.table, &drill_layout(ctx.body).table, delta);
+        let pane = crate::ui::drill::layout(ctx, self).table;
+        wheel_table(&mut self.table, &pane, delta);
     }
 
     fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
         if !contains(ctx.body, x, y) {
             return;
         }
-        let l = drill_layout(ctx.body);
+        let l = crate::ui::drill::layout(ctx, self);
         if contains_y(l.tabs, y) {
             let hit = tab_spans(&self.tab_labels(), l.tabs)
                 .iter()

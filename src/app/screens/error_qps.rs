@@ -81,10 +81,11 @@ impl TableScreen for ErrorQpScreen {
         let style = if n > 0 { theme.alert() } else { theme.title() };
         let hint = Span::styled("  Enter: the owner's objects  Esc: back", theme.dim());
         let lingering = self.lingering();
+        let scope = ctx.filter.scope_label();
         let count = if lingering > 0 {
-            format!("QPs in ERR/SQE ({n}, {lingering} lingering)")
+            format!("QPs in ERR/SQE ({n}, {lingering} lingering) {scope}")
         } else {
-            format!("QPs in ERR/SQE ({n})")
+            format!("QPs in ERR/SQE ({n}) {scope}")
         };
         title_line(
             buf,

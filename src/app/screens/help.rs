@@ -52,7 +52,13 @@ impl Pane for HelpScreen {
             .unwrap_or(0);
         let want_w = KEY_WIDTH + u16::try_from(longest).unwrap_or(60) + 4;
         let size = (want_w, lines.saturating_add(2));
-        let inner = draw_box(frame, area, size, " Keys: Esc or ? closes ", theme);
+        let inner = draw_box(
+            frame,
+            area,
+            size,
+            " Keys: Esc or ? closes, ↑↓ scrolls ",
+            theme,
+        );
         let buf = frame.buffer_mut();
         for (i, (keys, what)) in HELP
             .iter()

@@ -6,7 +6,7 @@ use super::device::DeviceScreen;
 use super::drill::DrillView;
 use super::group::GroupScreen;
 use super::{Ctx, Pane, page_of};
-use crate::app::columns::{ConsumerColumn, fit_consumer_columns_with};
+use crate::app::columns::{ConsumerColumn, PlacedColumn, fit_consumer_columns_named};
 use crate::app::config::default_direction;
 use crate::app::cursor::{Cursor, visible_offset};
 use crate::app::devices_view::{DeviceRow, device_rows};
@@ -14,6 +14,7 @@ use crate::app::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::app::trends_view::{baseline_deltas, group_deltas, sort_by_delta};
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
+use crate::model::consumers_growth::growth;
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use crate::ui::theme::Theme;
@@ -99,11 +100,31 @@ impl MainScreen {
         self.restore_selection();
     }
 
+    /// The consumers table's columns at `width`, NAME as wide as the
+    /// longest name asks (drawing and clicks both use this).
+    pub fn placed_columns(&self, ctx: &Ctx, width: u16) -> Vec<PlacedColumn> {
+        // A growing owner's name carries its growth (`⚠ +30 QP/min`).
+        let growth_len = |c: &crate::model::consumers::Consumer| {
+            ctx.insights
+                .owner(&c.owner)
+                .and_then(|t| growth(t, ctx.insights.min_span_ms))
+                .map_or(0, |g| g.text.chars().count() + 3)
+        };
+        let longest = self
+            .consumers
+            .iter()
+            .map(|c| ConsumerColumn::Name.cell(c).chars().count() + growth_len(c))
+            .max()
+            .unwrap_or(0);
+        let name_wanted = u16::try_from(longest).unwrap_or(u16::MAX);
+        fit_consumer_columns_named(ctx.filter, width, ctx.sparklines, name_wanted)
+    }
+
     /// The data columns on screen at this width, in screen order: what `s`,
     /// `<` and `>` cycle through.
     pub fn visible_columns(&self, ctx: &Ctx) -> Vec<ConsumerColumn> {
         let width = self.layout(ctx.body).consumers.header.width;
-        fit_consumer_columns_with(ctx.filter, width, ctx.sparklines)
+        self.placed_columns(ctx, width)
             .into_iter()
             .map(|p| p.column)
             .filter(|c| !matches!(c, ConsumerColumn::Trend(_)))
@@ -168,7 +189,7 @@ impl MainScreen {
         let pane = main.consumers;
         self.focus = Focus::Consumers;
         if contains_y(pane.header, y) {
-            let placed = fit_consumer_columns_with(ctx.filter, pane.header.width, ctx.sparklines);
+            let placed = self.placed_columns(ctx, pane.header.width);
             let rel = x.saturating_sub(pane.header.x);
             if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
                 self.sort_by(p.column.sort_key());

@@ -14,6 +14,7 @@ pub mod error_qps;
 pub mod group;
 pub mod help;
 pub mod main;
+pub mod message;
 mod modal;
 pub mod sort_menu;
 pub mod table;
@@ -23,7 +24,7 @@ use super::keys::Action;
 use crate::model::consumers::SortKey;
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
-use crate::model::{DetailScope, OwnerKey, Snapshot};
+use crate::model::{DetailScope, OwnerKey, Snapshot, Warning};
 use crate::ui::theme::Theme;
 use crossterm::event::MouseEventKind;
 use ratatui::Frame;
@@ -46,6 +47,8 @@ pub struct Ctx<'a> {
     pub history: &'a History,
     /// What the history says about `snapshot`, under `filter`.
     pub insights: &'a Insights,
+    /// Usage past the thresholds on what is shown (`limit` warnings).
+    pub limit_warnings: &'a [Warning],
     pub config: &'a AppConfig,
     /// The area between header and footer.
     pub body: Rect,
@@ -98,6 +101,12 @@ pub trait Pane: Debug + Any {
 
     /// Tab (`tab_key`), BackTab, ← →: the next part of the screen.
     fn next_pane(&mut self, _step: isize, _tab_key: bool, _ctx: &Ctx) {}
+
+    /// `w`: the title and full text of what is selected (an alert, a
+    /// warning) when a line may have cut it; `None` shows the header's.
+    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        None
+    }
 
     /// `1`..`7`: a part of the screen by number.
     fn select_tab(&mut self, _index: usize, _ctx: &Ctx) {}

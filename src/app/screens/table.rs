@@ -41,6 +41,11 @@ pub trait TableScreen: Debug + Any {
         Some(Box::new(DrillView::new(owner, ctx.filter)))
     }
 
+    /// `w`: the full text of the selected row, when it is a message.
+    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        None
+    }
+
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
         &[
             ("Esc", " back "),
@@ -75,6 +80,10 @@ impl<T: TableScreen> Pane for T {
 
     fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
         TableScreen::enter(self, ctx)
+    }
+
+    fn full_text(&self, ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        TableScreen::full_text(self, ctx)
     }
 
     fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
@@ -135,7 +144,8 @@ pub fn click_table(table: &mut ObjectTable, pane: &TablePane, x: u16, y: u16) {
         let rel = x.saturating_sub(pane.header.x);
         let hit = table_columns(table, pane.header.width)
             .iter()
-            .position(|(cx, w)| rel >= *cx && rel < cx.saturating_add(*w));
+            .find(|p| rel >= p.x && rel < p.x.saturating_add(p.width))
+            .map(|p| p.index);
         if let Some(col) = hit {
             table.sort_by(col);
         }

@@ -115,3 +115,12 @@ fn hostile_text_is_an_error_not_a_panic() {
         assert!(parse_config(text).is_err(), "{text:?}");
     }
 }
+
+#[test]
+fn the_theme_is_read_and_an_unknown_one_names_its_line() {
+    let d = parse_config("[interactive]\ntheme = \"high-contrast\"\n").unwrap();
+    assert_eq!(d.theme, Some(ThemeKind::HighContrast));
+    let e = error("[interactive]\ntheme = \"solarized\"\n");
+    assert_eq!(e.line, 2);
+    assert!(e.to_string().contains("unknown theme `solarized`"), "{e}");
+}

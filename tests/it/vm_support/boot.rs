@@ -2,6 +2,7 @@
 //! one scenario, under sudo when not root, its results in a fresh folder; or, instead of booting,
 //! the folder of an earlier run named by the scenario's `*_RESULTS` variable.
 
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +35,16 @@ pub fn enabled() -> bool {
 
 /// The results folder of `scenario`: an earlier run's, or a fresh boot's.
 pub fn results_dir(scenario: &Scenario) -> Result<PathBuf, String> {
+    results_dir_with(scenario, &[], &[])
+}
+
+/// [`results_dir`] with more `run-vm.sh` options (e.g. `-m 5G`, another `-b`) and arguments
+/// for the scenario.
+pub fn results_dir_with(
+    scenario: &Scenario,
+    vm_args: &[OsString],
+    scenario_args: &[String],
+) -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os(scenario.results_var) {
         return Ok(PathBuf::from(dir));
     }
@@ -66,9 +77,11 @@ pub fn results_dir(scenario: &Scenario) -> Result<PathBuf, String> {
     if release.is_file() {
         cmd.arg("-b").arg(&release);
     }
-    cmd.arg("-o")
+    cmd.args(vm_args)
+        .arg("-o")
         .arg(&out)
-        .arg(vm.join("scenarios").join(scenario.script));
+        .arg(vm.join("scenarios").join(scenario.script))
+        .args(scenario_args);
     eprintln!("booting the test VM: {cmd:?}");
     let status = cmd
         .status()
