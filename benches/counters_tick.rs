@@ -1,9 +1,10 @@
 //! What reading NIC counters adds to one live collection ("tick"): the
 //! live source over the captured host's real replies (two rxe ports, a
-//! `STAT_GET` each), with counters on and off, both for a tick between
-//! object dumps (summary, ports, counters) and for a tick with dumps.
+//! `STAT_GET` each, and each device's QP-bound counter dump), with counters
+//! on and off, both for a tick between object dumps (summary, ports,
+//! counters) and for a tick with dumps.
 //!
-//! `cargo bench --bench counters_tick`; medians and ratios in docs/counters.md.
+//! `cargo bench --bench counters_tick`; medians and ratios in docs/performance.md.
 
 // The fake kernel and /proc are test helpers: they may unwrap.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

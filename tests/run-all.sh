@@ -79,4 +79,4 @@ echo "== real-kernel tests (QEMU + Soft-RoCE)"
 # vm_e2e also runs target/dist/restop-x86_64 (the deploy step's) against the real kernel
 RESTOP_VM_TESTS=1 RESTOP_DEPLOY_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_e2e::
 RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_leak::
-RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_counters::
+RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_counters   # vm_counters:: and vm_counters_tui::, one boot

@@ -37,6 +37,8 @@ pub enum Action {
     ErrorPane,
     /// `a`: the alerts panel.
     AlertsPane,
+    /// `c`: the counters view of the selected device's port.
+    Counters,
     /// `b`: mark the baseline, or clear it.
     Baseline,
     /// `w`: the full text of the selected alert, or of the header's warnings.
@@ -99,6 +101,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Enter => Action::Enter,
         KeyCode::Char('e') => Action::ErrorPane,
         KeyCode::Char('a') => Action::AlertsPane,
+        KeyCode::Char('c') => Action::Counters,
         KeyCode::Char('b') => Action::Baseline,
         KeyCode::Char('t') => Action::Sparklines,
         KeyCode::Char('o') => Action::Group,
@@ -153,6 +156,7 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("e", "ERROR-QP pane: every QP in ERR/SQE, oldest first"),
     ("a", "alerts: leak suspects, lingering ERR QPs, warnings"),
+    ("c", "NIC counters of the selected device's port"),
     (
         "b",
         "mark a baseline: counts show the change since; b clears",
@@ -232,6 +236,7 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::Char('x'))), None);
         assert_eq!(action_for(key(KeyCode::F(6))), Some(Action::SortMenu));
         assert_eq!(action_for(key(KeyCode::Char('o'))), Some(Action::Group));
+        assert_eq!(action_for(key(KeyCode::Char('c'))), Some(Action::Counters));
         assert_eq!(
             action_for(key(KeyCode::Char('M'))),
             Some(Action::SortBy(SortKey::Count(ResourceType::Mr)))

@@ -4,6 +4,7 @@
 pub mod alert_ages;
 pub mod columns;
 pub mod config;
+pub mod counters_view;
 pub mod cursor;
 pub mod devices_view;
 pub mod event;

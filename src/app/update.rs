@@ -4,6 +4,7 @@ use super::config::{longer_interval, shorter_interval};
 use super::event::{Command, Event};
 use super::keys::{Action, action_for};
 use super::screens::alerts::AlertsScreen;
+use super::screens::counters::CountersScreen;
 use super::screens::error_qps::ErrorQpScreen;
 use super::screens::help::HelpScreen;
 use super::screens::message::MessageScreen;
@@ -138,6 +139,7 @@ impl App {
             Action::Enter => self.enter(),
             Action::ErrorPane => self.toggle_pane(Box::new(ErrorQpScreen::default())),
             Action::AlertsPane => self.toggle_pane(Box::new(AlertsScreen::default())),
+            Action::Counters => self.open_counters(),
             Action::Baseline => self.toggle_baseline(),
             Action::FullText => self.show_full_text(),
             Action::Sparklines => {
@@ -294,6 +296,19 @@ impl App {
             self.open(pane);
         }
         self.settle_cursors();
+    }
+
+    /// `c`: the counters view of the port the top screen points at; `c`
+    /// on the counters view closes it.
+    fn open_counters(&mut self) {
+        if self.screens.last().is_some_and(|s| s.id() == "counters") {
+            self.back();
+            return;
+        }
+        let port = self.with_top(|pane, ctx| pane.counters_port(ctx));
+        if let Some((device, port)) = port {
+            self.open(Box::new(CountersScreen::new(device, port)));
+        }
     }
 
     fn step_sort(&mut self, step: isize) {

@@ -75,6 +75,8 @@ pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
                 read: read(device.index, now),
                 previous: previous.map(|at| read(device.index, at)),
                 notes: Vec::new(),
+                bound: Vec::new(),
+                bound_note: None,
             });
         }
     }

@@ -157,19 +157,33 @@ pub const PROCESS_LEAK_SUSPECT: Family = gauge(
     &["pid", "name", "type"],
     "1 for each owner and resource type currently judged a leak suspect; no series otherwise.",
 );
+/// Label names of an owner's series (`OwnerLabels::pairs` fills them in this order).
+pub const OWNER_LABELS: [&str; 8] = [
+    "pid",
+    "name",
+    "user",
+    "namespace",
+    "pod",
+    "container",
+    "uid",
+    "container_id",
+];
+
+/// An owner's labels and the resource type.
+const OWNER_AND_TYPE_LABELS: [&str; 9] = {
+    let mut out = [""; 9];
+    let mut i = 0;
+    while i < OWNER_LABELS.len() {
+        out[i] = OWNER_LABELS[i];
+        i += 1;
+    }
+    out[8] = "type";
+    out
+};
+
 pub const PROCESS_RESOURCES: Family = gauge(
     "restop_process_resources",
-    &[
-        "pid",
-        "name",
-        "user",
-        "namespace",
-        "pod",
-        "container",
-        "uid",
-        "container_id",
-        "type",
-    ],
+    &OWNER_AND_TYPE_LABELS,
     "RDMA objects of a type held by an owner (a process, or a container or pod with \
      --owners-by), summed over devices: the top N owners per type (--top), plus \
      name=\"other\" for the rest. Kernel owners are named [module]; namespace, pod, container \
@@ -177,16 +191,7 @@ pub const PROCESS_RESOURCES: Family = gauge(
 );
 pub const PROCESS_MR_BYTES: Family = gauge(
     "restop_process_mr_bytes",
-    &[
-        "pid",
-        "name",
-        "user",
-        "namespace",
-        "pod",
-        "container",
-        "uid",
-        "container_id",
-    ],
+    &OWNER_LABELS,
     "Bytes of memory registered in MRs by an owner, summed over devices: the top N owners \
      (--top), plus name=\"other\" for the rest.",
 );
@@ -215,6 +220,7 @@ pub const ALL: &[Family] = &[
     super::counters::PORT_TRANSMIT_PACKETS,
     super::counters::PORT_RECEIVE_PACKETS,
     super::counters::PORT_LINK_RATE,
+    super::counters::QP_BOUND_COUNTER,
     ERROR_QUEUE_PAIR_OLDEST_AGE,
     LEAK_SUSPECTS,
     PROCESS_LEAK_SUSPECT,

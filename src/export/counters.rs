@@ -4,8 +4,10 @@
 
 use super::catalog::{self, Family};
 use super::exposition::Writer;
-use crate::model::Device;
+use crate::model::counters::bound::{bound_counters, counter_owner};
 use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
+use crate::model::{Device, Snapshot};
+use crate::output::json::owner_ref;
 
 pub const PORT_HW_COUNTER: Family = catalog::counter(
     "restop_port_hw_stat_total",
@@ -45,8 +47,23 @@ pub const PORT_LINK_RATE: Family = catalog::gauge(
     "Link speed of an RDMA port (sysfs rate), in bytes per second.",
 );
 
+pub const QP_BOUND_COUNTER: Family = catalog::counter(
+    "restop_qp_counter_stat_total",
+    &[
+        "device",
+        "port",
+        "counter_id",
+        "mode",
+        "pid",
+        "name",
+        "counter",
+    ],
+    "A counter an admin bound QPs to (rdma statistic qp show), raw, by counter id and the \
+     owner it was allocated for (pid and name empty when unknown); only where QPs are bound.",
+);
+
 /// In the order they are written.
-pub const FAMILIES: [Family; 7] = [
+pub const FAMILIES: [Family; 8] = [
     PORT_HW_COUNTER,
     PORT_PMA_COUNTER,
     PORT_TRANSMIT_BYTES,
@@ -54,6 +71,7 @@ pub const FAMILIES: [Family; 7] = [
     PORT_TRANSMIT_PACKETS,
     PORT_RECEIVE_PACKETS,
     PORT_LINK_RATE,
+    QP_BOUND_COUNTER,
 ];
 
 /// The unit (bytes or 1 per packet) a counter class has for one conventional family.
@@ -107,6 +125,29 @@ pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
     for (dev, port, c) in &ports {
         if let Some(mbps) = c.link_rate_mbps {
             w.sample(&PORT_LINK_RATE, &[dev, port], mbps as f64 * 1e6 / 8.0);
+        }
+    }
+}
+
+/// The QP-bound counters, labelled by counter id, port and owner.
+pub fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot) {
+    for b in bound_counters(snapshot) {
+        let port = b.port.to_string();
+        let id = b.counter.id.to_string();
+        let mode = b.counter.mode.clone().unwrap_or_default();
+        let owner = counter_owner(b.counter, snapshot).map(|o| owner_ref(snapshot, &o));
+        let pid = owner
+            .as_ref()
+            .and_then(|o| o.pid)
+            .map(|p| p.to_string())
+            .unwrap_or_default();
+        let name = owner.map(|o| o.name).unwrap_or_default();
+        for (counter, v) in &b.counter.counters {
+            w.sample(
+                &QP_BOUND_COUNTER,
+                &[b.device, &port, &id, &mode, &pid, &name, counter],
+                *v,
+            );
         }
     }
 }

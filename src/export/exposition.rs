@@ -68,27 +68,8 @@ impl Writer {
     /// order of the family's label names.
     pub fn sample(&mut self, family: &'static Family, values: &[&str], value: impl Into<Value>) {
         debug_assert_eq!(family.labels.len(), values.len(), "{}", family.name);
-        if self.open_family != Some(family.name) {
-            self.metadata(family);
-            self.open_family = Some(family.name);
-        }
-        self.out.push_str(family.name);
-        if !family.labels.is_empty() {
-            self.out.push('{');
-            for (i, (name, text)) in family.labels.iter().zip(values).enumerate() {
-                if i > 0 {
-                    self.out.push(',');
-                }
-                self.out.push_str(name);
-                self.out.push_str("=\"");
-                escape_label_value(text, &mut self.out);
-                self.out.push('"');
-            }
-            self.out.push('}');
-        }
-        self.out.push(' ');
-        write_value(value.into(), &mut self.out);
-        self.out.push('\n');
+        let labels = family.labels.iter().copied().zip(values.iter().copied());
+        self.write_sample(family, labels, value.into());
     }
 
     /// Writes one sample of `family` with the labels named in `labels`, a subset of the
@@ -105,14 +86,26 @@ impl Writer {
             "{}",
             family.name
         );
+        self.write_sample(family, labels.iter().copied(), value.into());
+    }
+
+    /// `name{label="value",...} value`, after the family's metadata when it
+    /// is the first sample of the family.
+    fn write_sample<'a>(
+        &mut self,
+        family: &'static Family,
+        labels: impl Iterator<Item = (&'a str, &'a str)>,
+        value: Value,
+    ) {
         if self.open_family != Some(family.name) {
             self.metadata(family);
             self.open_family = Some(family.name);
         }
         self.out.push_str(family.name);
-        if !labels.is_empty() {
+        let mut labels = labels.peekable();
+        if labels.peek().is_some() {
             self.out.push('{');
-            for (i, (name, text)) in labels.iter().enumerate() {
+            for (i, (name, text)) in labels.enumerate() {
                 if i > 0 {
                     self.out.push(',');
                 }
@@ -124,7 +117,7 @@ impl Writer {
             self.out.push('}');
         }
         self.out.push(' ');
-        write_value(value.into(), &mut self.out);
+        write_value(value, &mut self.out);
         self.out.push('\n');
     }
 

@@ -6,6 +6,7 @@
 //! their processes run in, labelled as kube-state-metrics labels pods
 //! (`namespace`, `pod`, `container`, `uid`) so the series join with `kube_pod_info`.
 
+use super::catalog::OWNER_LABELS;
 use crate::model::Container;
 use crate::model::consumers::Consumer;
 use crate::model::owner_group::{GroupKey, OwnerGroupRow, PodKey, group_consumers};
@@ -46,18 +47,6 @@ pub struct OwnerLabels {
     /// `<runtime>://<id>`, as in the pod's `containerStatuses[].containerID`.
     pub container_id: String,
 }
-
-/// Label names of an owner, in the order of [`OwnerLabels::pairs`].
-pub const OWNER_LABELS: [&str; 8] = [
-    "pid",
-    "name",
-    "user",
-    "namespace",
-    "pod",
-    "container",
-    "uid",
-    "container_id",
-];
 
 impl OwnerLabels {
     /// The labels of one row of owners grouped as `--owners-by` says: a pod's or a

@@ -54,39 +54,34 @@ impl<T: Transport> NldevClient<T> {
 
     /// All devices in our network namespace (`GET` dump).
     pub fn devices(&mut self) -> Result<Vec<DeviceInfo>, NlError> {
-        let op = "GET";
-        let mut out = Vec::new();
-        self.exchange(op, cmd::GET, Kind::Dump, &[], |m| {
-            if let Some(d) = parse_device(m.payload).map_err(|e| malformed_attr(op, e))? {
-                out.push(d);
-            }
-            Ok(())
-        })?;
-        Ok(out)
+        self.dump_records("GET", cmd::GET, &[], parse_device)
     }
 
     /// The ports of one device (`PORT_GET` dump with `DEV_INDEX`).
     pub fn ports(&mut self, device: u32) -> Result<Vec<PortInfo>, NlError> {
-        let op = "PORT_GET";
-        let mut out = Vec::new();
         let attrs = [(a::DEV_INDEX, device)];
-        self.exchange(op, cmd::PORT_GET, Kind::Dump, &attrs, |m| {
-            if let Some(p) = parse_port(m.payload, device).map_err(|e| malformed_attr(op, e))? {
-                out.push(p);
-            }
-            Ok(())
-        })?;
-        Ok(out)
+        self.dump_records("PORT_GET", cmd::PORT_GET, &attrs, |payload| {
+            parse_port(payload, device)
+        })
     }
 
     /// Resource counts of every device, in one `RES_GET` dump.
     pub fn summaries(&mut self) -> Result<Vec<DeviceSummary>, NlError> {
-        let op = "RES_GET";
+        self.dump_records("RES_GET", cmd::RES_GET, &[], parse_summary)
+    }
+
+    /// One record per message of a dump: what `parse` makes of each message,
+    /// skipping the messages it has nothing for.
+    fn dump_records<R>(
+        &mut self,
+        op: &'static str,
+        command: u16,
+        attrs: &[(u16, u32)],
+        parse: impl Fn(&[u8]) -> Result<Option<R>, TlvError>,
+    ) -> Result<Vec<R>, NlError> {
         let mut out = Vec::new();
-        self.exchange(op, cmd::RES_GET, Kind::Dump, &[], |m| {
-            if let Some(s) = parse_summary(m.payload).map_err(|e| malformed_attr(op, e))? {
-                out.push(s);
-            }
+        self.exchange(op, command, Kind::Dump, attrs, |m| {
+            out.extend(parse(m.payload).map_err(|e| malformed_attr(op, e))?);
             Ok(())
         })?;
         Ok(out)

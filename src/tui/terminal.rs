@@ -32,13 +32,8 @@ impl TerminalGuard {
         // Marked active first so a failure half-way still gets undone.
         ACTIVE.store(true, Ordering::SeqCst);
         let entered = (|| -> anyhow::Result<Tty> {
-            enable_raw_mode()?;
-            let mut out = stdout();
-            execute!(out, EnterAlternateScreen, Hide)?;
-            if mouse {
-                MOUSE.store(true, Ordering::SeqCst);
-                execute!(out, EnableMouseCapture)?;
-            }
+            // Taking the terminal the first time is taking it again after a stop.
+            resume(mouse)?;
             Ok(Terminal::new(CrosstermBackend::new(stdout()))?)
         })();
         match entered {

@@ -1,7 +1,7 @@
 //! The top-consumers table.
 
 use super::format::pad;
-use super::paint::{put, style_area, title_line};
+use super::paint::{put, put_line, style_area, title_line};
 use super::sparkline::{age_text, signed, signed_bytes, sparkline};
 use super::theme::Theme;
 use crate::app::columns::ConsumerColumn;
@@ -92,14 +92,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
             (Some(_), Some(_)) => "nothing matches the filter (Esc clears it)",
             (Some(_), None) => "no process holds RDMA resources",
         };
-        put(
-            buf,
-            pane.rows.x,
-            pane.rows.y,
-            message,
-            pane.rows.width,
-            theme.dim(),
-        );
+        put_line(buf, pane.rows, message, theme.dim());
         return;
     }
 

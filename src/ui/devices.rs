@@ -1,60 +1,34 @@
-//! The device pane: one row per device (VFs under their PF), one gauge per type.
+//! The device pane: one row per device (VFs under their PF), one gauge per
+//! type, then the ports' traffic (TX/RX per second, % of the link) and a
+//! health cell naming the error and congestion counters that moved. The
+//! figures come from the counters model through `app::devices_view`; this
+//! file only lays them out (columns: `devices_grid`).
 
+use super::counters_format::{bytes_per_s, packets_per_s};
+use super::devices_grid::{Column, Grid, HEALTH_FIRST, Placed, name_text, plan_grid, port_text};
 use super::format::pad;
-use super::gauge::{GaugePlan, gauge, plan_for, trend_gauge};
-use super::paint::{put, put_spans, style_area, title_line};
+use super::gauge::{gauge, trend_gauge};
+use super::paint::{put, put_line, put_spans, style_area, title_line};
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
-use crate::app::devices_view::{DeviceRow, PortSummary, Tree};
+use crate::app::devices_view::{DeviceRow, DeviceTraffic, Traffic};
 use crate::app::layout::TablePane;
 use crate::app::screens::main::MainScreen;
 use crate::app::{Ctx, Focus};
+use crate::model::counters::Throughput;
+use crate::units::percent;
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::Span;
 
-/// Column widths for the device grid at a given width.
-struct Grid {
-    name: u16,
-    port: u16,
-    cell: u16,
-}
-
-fn grid(rows: &[DeviceRow], types: usize, width: u16) -> Grid {
-    let name_w = rows
-        .iter()
-        .map(|r| r.name.chars().count() + if r.tree == Tree::Root { 0 } else { 2 })
-        .max()
-        .unwrap_or(6)
-        .clamp(6, 16);
-    let port_w = rows
-        .iter()
-        .map(|r| port_text(&r.ports).chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 22);
-    let name = u16::try_from(name_w).unwrap_or(16);
-    let mut port = u16::try_from(port_w).unwrap_or(22);
-    let types = u16::try_from(types.max(1)).unwrap_or(7);
-    let cell_for = |port: u16| width.saturating_sub(name + port + 2) / types;
-    // Narrow terminals: keep the port state, give the netdev's room to the gauges.
-    if cell_for(port) < 9 {
-        port = port.min(6);
-    }
-    Grid {
-        name,
-        port,
-        cell: cell_for(port),
-    }
-}
-
 /// The port column: state and netdev, or just the state when that is all that fits.
-fn port_cell(ports: &[PortSummary], width: usize) -> String {
-    let full = port_text(ports);
-    if full.chars().count() <= width {
-        return full;
+fn port_cell(row: &DeviceRow, full: bool) -> String {
+    if full {
+        return port_text(row);
     }
-    ports
+    row.ports
         .first()
         .and_then(|p| p.state)
         .map(|s| s.name())
@@ -62,19 +36,39 @@ fn port_cell(ports: &[PortSummary], width: usize) -> String {
         .to_string()
 }
 
-fn port_text(ports: &[PortSummary]) -> String {
-    let Some(first) = ports.first() else {
-        return "-".to_string();
-    };
-    let state = first.state.map(|s| s.name()).unwrap_or("?");
-    let mut text = match &first.netdev {
-        Some(n) => format!("{state} {n}"),
-        None => state.to_string(),
-    };
-    if ports.len() > 1 {
-        text.push_str(&format!(" +{}", ports.len() - 1));
+/// The health cell: the moved counters, as many as fit, then `+N`.
+pub fn health_text(traffic: &DeviceTraffic, width: usize) -> String {
+    match &traffic.traffic {
+        Traffic::Unavailable(_) => return "no counters".to_string(),
+        Traffic::NoRates(_) => return "no rates".to_string(),
+        Traffic::FirstRead | Traffic::Rates(_) => {}
     }
-    text
+    fit_names(&traffic.moved, width)
+}
+
+/// Names joined by spaces; the ones that do not fit are counted (`+2`).
+pub fn fit_names(names: &[String], width: usize) -> String {
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        let rest = names.len() - i - 1;
+        let more = if rest > 0 {
+            format!(" +{rest}").chars().count()
+        } else {
+            0
+        };
+        let sep = usize::from(!out.is_empty());
+        if out.chars().count() + sep + name.chars().count() + more > width {
+            if out.is_empty() {
+                return format!("{} moved", names.len());
+            }
+            return format!("{out} +{}", names.len() - i);
+        }
+        if sep == 1 {
+            out.push(' ');
+        }
+        out.push_str(name);
+    }
+    out
 }
 
 pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
@@ -95,41 +89,45 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         .first()
         .map(|r| r.usage.iter().map(|(t, _)| *t).collect())
         .unwrap_or_else(|| ctx.filter.visible_types());
-    let g = grid(&main.devices, types.len(), pane.header.width);
+    let traffic: Vec<DeviceTraffic> = main.devices.iter().map(DeviceRow::traffic).collect();
+    // What the health cells need for a couple of names, and for all.
+    let health_need = |budget: usize| {
+        let widest = traffic
+            .iter()
+            .map(|t| health_text(t, budget).chars().count())
+            .max()
+            .unwrap_or(0);
+        u16::try_from(widest).unwrap_or(u16::MAX)
+    };
+    let health = (
+        health_need(usize::from(HEALTH_FIRST)),
+        health_need(usize::MAX),
+    );
+    let g = plan_grid(
+        &main.devices,
+        &traffic,
+        &types,
+        pane.header.width,
+        ctx.sparklines,
+        health,
+    );
 
-    // Column headers.
     if pane.header.height > 0 {
-        let y = pane.header.y;
-        let mut x = pane.header.x;
         let style = theme.column_header();
-        put(
-            buf,
-            x,
-            y,
-            &pad("DEVICE", usize::from(g.name), false),
-            g.name,
-            style,
-        );
-        x += g.name + 1;
-        put(
-            buf,
-            x,
-            y,
-            &pad("PORT", usize::from(g.port), false),
-            g.port,
-            style,
-        );
-        x += g.port + 1;
-        for t in &types {
+        for p in &g.columns {
+            let right = !matches!(
+                p.column,
+                Column::Name | Column::Port | Column::Health | Column::Gauge(_)
+            );
+            let title = pad(p.column.title(&types), usize::from(p.width), right);
             put(
                 buf,
-                x,
-                y,
-                &pad(t.label(), usize::from(g.cell.saturating_sub(1)), false),
-                g.cell.saturating_sub(1),
+                pane.header.x + p.x,
+                pane.header.y,
+                &title,
+                p.width,
                 style,
             );
-            x = x.saturating_add(g.cell);
         }
     }
 
@@ -139,38 +137,23 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         } else {
             "collecting…"
         };
-        put(
-            buf,
-            pane.rows.x,
-            pane.rows.y,
-            message,
-            pane.rows.width,
-            theme.dim(),
-        );
+        put_line(buf, pane.rows, message, theme.dim());
         return;
     }
 
-    // One plan per type column, over every device, so gauges line up.
-    let plans: Vec<GaugePlan> = (0..types.len())
-        .map(|i| {
-            let entries: Vec<_> = main
-                .devices
-                .iter()
-                .map(|r| r.usage.get(i).and_then(|(_, e)| e.as_ref()))
-                .collect();
-            plan_for(
-                &entries,
-                usize::from(g.cell.saturating_sub(1)),
-                ctx.sparklines,
-            )
-        })
-        .collect();
     let height = usize::from(pane.rows.height);
     let offset = visible_offset(main.device_cursor, main.devices.len(), height);
-    for (i, row) in main.devices.iter().enumerate().skip(offset).take(height) {
+    for (i, (row, t)) in main
+        .devices
+        .iter()
+        .zip(&traffic)
+        .enumerate()
+        .skip(offset)
+        .take(height)
+    {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
         let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
-        draw_row(buf, line, row, &g, &plans, ctx, theme);
+        draw_row(buf, line, row, t, &g, ctx, theme);
         if focused && i == main.device_cursor.selected {
             style_area(buf, line, theme.selected(true));
         }
@@ -178,58 +161,153 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
 }
 
 fn draw_row(
-    buf: &mut ratatui::buffer::Buffer,
+    buf: &mut Buffer,
     line: Rect,
     row: &DeviceRow,
+    traffic: &DeviceTraffic,
     g: &Grid,
-    plans: &[GaugePlan],
     ctx: &Ctx,
     theme: &Theme,
 ) {
-    let mut x = line.x;
-    let y = line.y;
-    let name = match row.tree {
-        Tree::Root => row.name.clone(),
-        Tree::Vf { last: false } => format!("├ {}", row.name),
-        Tree::Vf { last: true } => format!("└ {}", row.name),
+    for p in &g.columns {
+        let x = line.x + p.x;
+        let w = usize::from(p.width);
+        let cell = Rect::new(x, line.y, p.width, 1);
+        match p.column {
+            Column::Name => {
+                let style = if row.dump_errors > 0 {
+                    theme.warning()
+                } else {
+                    theme.plain()
+                };
+                put(
+                    buf,
+                    x,
+                    line.y,
+                    &pad(&name_text(row), w, false),
+                    p.width,
+                    style,
+                );
+            }
+            Column::Port => {
+                let state = row.ports.first().and_then(|p| p.state);
+                let text = pad(&port_cell(row, g.port_full), w, false);
+                put(buf, x, line.y, &text, p.width, theme.port(state));
+            }
+            Column::Gauge(i) => draw_gauge(buf, cell, row, i, p, ctx, theme),
+            Column::Health => {
+                let text = health_text(traffic, w);
+                let style = match &traffic.traffic {
+                    Traffic::Unavailable(_) | Traffic::NoRates(_) => theme.dim(),
+                    _ if traffic.alerting => theme.alert(),
+                    _ => theme.warning(),
+                };
+                put(buf, x, line.y, &pad(&text, w, false), p.width, style);
+            }
+            _ => {
+                let (text, style) = rate_cell(&traffic.traffic, p.column, theme);
+                put(buf, x, line.y, &pad(&text, w, true), p.width, style);
+            }
+        }
+    }
+}
+
+fn draw_gauge(
+    buf: &mut Buffer,
+    cell: Rect,
+    row: &DeviceRow,
+    i: usize,
+    p: &Placed,
+    ctx: &Ctx,
+    theme: &Theme,
+) {
+    let (Some((t, entry)), Some(plan)) = (row.usage.get(i), p.gauge) else {
+        return;
     };
-    let name_style = if row.dump_errors > 0 {
-        theme.warning()
+    let thresholds = &ctx.config.thresholds;
+    let spans = if ctx.sparklines {
+        let series = ctx.insights.device_series(&row.name, *t);
+        trend_gauge(entry.as_ref(), plan, series, thresholds, theme)
+    } else {
+        gauge(entry.as_ref(), plan, thresholds, theme)
+    };
+    put_spans(buf, cell, &spans);
+}
+
+/// A TX/RX/packets/link cell: the figure, or a mark saying why there is none.
+pub fn rate_cell(traffic: &Traffic, column: Column, theme: &Theme) -> (String, Style) {
+    let t = match traffic {
+        Traffic::Unavailable(_) => return ("n/a".to_string(), theme.dim()),
+        Traffic::FirstRead => return ("…".to_string(), theme.dim()),
+        Traffic::NoRates(_) => return ("?".to_string(), theme.dim()),
+        Traffic::Rates(t) => t,
+    };
+    let text = rate_text(t, column);
+    let style = if text.starts_with("0 ") || text == "0%" {
+        theme.zero()
     } else {
         theme.plain()
     };
-    put(
-        buf,
-        x,
-        y,
-        &pad(&name, usize::from(g.name), false),
-        g.name,
-        name_style,
-    );
-    x += g.name + 1;
-    let state = row.ports.first().and_then(|p| p.state);
-    put(
-        buf,
-        x,
-        y,
-        &pad(
-            &port_cell(&row.ports, usize::from(g.port)),
-            usize::from(g.port),
-            false,
-        ),
-        g.port,
-        theme.port(state),
-    );
-    x += g.port + 1;
-    for ((t, entry), plan) in row.usage.iter().zip(plans) {
-        let thresholds = &ctx.config.thresholds;
-        let spans = if ctx.sparklines {
-            let series = ctx.insights.device_series(&row.name, *t);
-            trend_gauge(entry.as_ref(), *plan, series, thresholds, theme)
-        } else {
-            gauge(entry.as_ref(), *plan, thresholds, theme)
+    (text, style)
+}
+
+/// TX/RX show bytes where the port counts them, packets otherwise.
+pub fn rate_text(t: &Throughput, column: Column) -> String {
+    let either = |bytes: Option<f64>, packets: Option<f64>| match (bytes, packets) {
+        (Some(b), _) => bytes_per_s(b),
+        (None, Some(p)) => packets_per_s(p),
+        (None, None) => "-".to_string(),
+    };
+    let packets = |p: Option<f64>| p.map_or_else(|| "-".to_string(), packets_per_s);
+    match column {
+        Column::Tx => either(t.tx_bytes, t.tx_packets),
+        Column::Rx => either(t.rx_bytes, t.rx_packets),
+        Column::TxPackets => packets(t.tx_packets),
+        Column::RxPackets => packets(t.rx_packets),
+        Column::Link => t.utilisation.map_or_else(|| "-".to_string(), percent),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn moved_names_fit_or_are_counted() {
+        let n = names(&["np_cnp_sent", "out_of_sequence", "packet_seq_err"]);
+        assert_eq!(
+            fit_names(&n, 80),
+            "np_cnp_sent out_of_sequence packet_seq_err"
+        );
+        assert_eq!(fit_names(&n, 30), "np_cnp_sent out_of_sequence +1");
+        assert_eq!(fit_names(&n, 15), "np_cnp_sent +2");
+        assert_eq!(fit_names(&n, 8), "3 moved");
+        assert_eq!(fit_names(&[], 8), "");
+        for w in 0..60 {
+            let text = fit_names(&n, w);
+            assert!(text.chars().count() <= w.max(7), "{w}: {text}");
+        }
+    }
+
+    #[test]
+    fn tx_and_rx_show_bytes_where_known_and_packets_otherwise() {
+        let t = Throughput {
+            tx_bytes: Some(25e9),
+            rx_bytes: None,
+            tx_packets: Some(1e6),
+            rx_packets: Some(980.0),
+            utilisation: Some(0.5),
         };
-        put_spans(buf, Rect::new(x, y, g.cell.saturating_sub(1), 1), &spans);
-        x = x.saturating_add(g.cell);
+        assert_eq!(rate_text(&t, Column::Tx), "25 GB/s");
+        assert_eq!(rate_text(&t, Column::Rx), "980 p/s");
+        assert_eq!(rate_text(&t, Column::TxPackets), "1 Mp/s");
+        assert_eq!(rate_text(&t, Column::Link), "50%");
+        let none = Throughput::default();
+        assert_eq!(rate_text(&none, Column::Tx), "-");
     }
 }

@@ -116,7 +116,23 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
         DetailState::NotInFrozen => "frozen before these objects were collected: Space resumes",
         DetailState::NotRecorded => "not in the recording (only ERROR QPs are)",
     };
-    object_table::draw(buf, &l.table, &view.table, empty, theme);
+    // The QP tab gives its last row to the QP counters bound to this owner.
+    let mut table = l.table;
+    if view.tab == ResourceType::Qp && table.rows.height > 3 {
+        table.rows.height -= 1;
+        let line = ratatui::layout::Rect::new(
+            table.rows.x,
+            table.rows.y + table.rows.height,
+            table.rows.width,
+            1,
+        );
+        put_spans(
+            buf,
+            line,
+            &super::counters_bound::bound_line(ctx, view, theme),
+        );
+    }
+    object_table::draw(buf, &table, &view.table, empty, theme);
     if view.details != DetailState::Loaded && !view.table.rows.is_empty() {
         // ERROR QPs are always kept, so some rows show before the rest arrive.
         let note = format!(" {empty} ");

@@ -2,7 +2,12 @@
 //! I/O, no aggregation, no state changes.
 
 pub mod consumers;
+pub mod counters;
+pub mod counters_bound;
+pub mod counters_format;
+pub mod device;
 pub mod devices;
+pub mod devices_grid;
 pub mod drill;
 pub mod fit;
 pub mod footer;

@@ -3,7 +3,7 @@
 use super::consumers::sort_marker;
 use super::fit::cut_at_word;
 use super::format::pad;
-use super::paint::{put, style_area};
+use super::paint::{put, put_line, style_area};
 use super::sparkline::age_text;
 use super::theme::Theme;
 use crate::app::cursor::visible_offset;
@@ -65,14 +65,7 @@ pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str
         }
     }
     if table.rows.is_empty() {
-        put(
-            buf,
-            pane.rows.x,
-            pane.rows.y,
-            empty,
-            pane.rows.width,
-            theme.dim(),
-        );
+        put_line(buf, pane.rows, empty, theme.dim());
         return;
     }
     let height = usize::from(pane.rows.height);

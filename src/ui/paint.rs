@@ -14,6 +14,11 @@ pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Styl
     buf.set_stringn(x, y, text, usize::from(width), style).0
 }
 
+/// Writes `text` on the first line of `area` (an empty list's "nothing here").
+pub fn put_line(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> u16 {
+    put(buf, area.x, area.y, text, area.width, style)
+}
+
 /// Writes styled spans left to right within `area`'s first line.
 pub fn put_spans(buf: &mut Buffer, area: Rect, spans: &[Span<'_>]) {
     if area.height == 0 || area.width == 0 {

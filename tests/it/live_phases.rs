@@ -54,10 +54,13 @@ fn device_phase_alone_reads_summary_details_and_ports() {
             cmd::RES_GET,
             cmd::GET,
             cmd::SYS_GET,
-            // each port's counters are read right after it, every tick
+            // each port's counters are read right after it, every tick,
+            // then the device's QP-bound counters (a STAT_GET dump)
             cmd::PORT_GET,
             cmd::STAT_GET,
+            cmd::STAT_GET,
             cmd::PORT_GET,
+            cmd::STAT_GET,
             cmd::STAT_GET
         ]
     );

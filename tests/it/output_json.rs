@@ -106,7 +106,9 @@ fn device_keys_match_the_schema() {
             "link_rate_mbps",
             "throughput",
             "health",
-            "counter_notes"
+            "counter_notes",
+            "bound_counters",
+            "bound_counters_note"
         ])
     );
     assert_eq!(dev["ports"][0]["state"], "ACTIVE");

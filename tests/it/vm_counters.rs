@@ -30,8 +30,8 @@ struct Phase {
     json_run: String,
 }
 
-struct CountersRun {
-    dir: PathBuf,
+pub(crate) struct CountersRun {
+    pub(crate) dir: PathBuf,
     first: Phase,
     traffic: Phase,
     idle: Phase,
@@ -41,7 +41,7 @@ struct CountersRun {
     fault_batch: Vec<Value>,
 }
 
-fn read(dir: &Path, name: &str) -> Result<String, String> {
+pub(crate) fn read(dir: &Path, name: &str) -> Result<String, String> {
     fs::read_to_string(dir.join(name)).map_err(|e| format!("{}: {e}", dir.join(name).display()))
 }
 
@@ -129,7 +129,7 @@ impl Phase {
     }
 }
 
-fn ports_of(doc: &Value) -> BTreeMap<(String, u64), Value> {
+pub(crate) fn ports_of(doc: &Value) -> BTreeMap<(String, u64), Value> {
     let mut out = BTreeMap::new();
     for d in doc["devices"].as_array().into_iter().flatten() {
         for p in d["ports"].as_array().into_iter().flatten() {
@@ -160,12 +160,12 @@ impl CountersRun {
         })
     }
 
-    fn context(&self) -> String {
+    pub(crate) fn context(&self) -> String {
         format!("results in {}", self.dir.display())
     }
 }
 
-fn run() -> Option<&'static CountersRun> {
+pub(crate) fn run() -> Option<&'static CountersRun> {
     if !boot::enabled() {
         return None;
     }

@@ -213,7 +213,7 @@ impl Pane for MainScreen {
         let Some(snapshot) = ctx.snapshot else {
             return;
         };
-        self.devices = device_rows(snapshot, ctx.filter);
+        self.devices = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
         let consumers = consumers(snapshot, ctx.filter);
         let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
         self.rows = group_consumers(&consumers, self.grouping);
@@ -260,6 +260,12 @@ impl Pane for MainScreen {
             row.total.owner.clone(),
             ctx.filter,
         )))
+    }
+
+    fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
+        let device = self.devices.get(self.device_cursor.selected)?;
+        let port = device.ports.first()?;
+        Some((device.name.clone(), port.index))
     }
 
     fn step_sort(&mut self, step: isize, ctx: &Ctx) {

@@ -8,6 +8,7 @@
 //! and the area.
 
 pub mod alerts;
+pub mod counters;
 pub mod device;
 pub mod drill;
 pub mod error_qps;
@@ -90,6 +91,11 @@ pub trait Pane: Debug + Any {
 
     /// Enter: the screen to open over this one, if the selection leads anywhere.
     fn enter(&mut self, _ctx: &Ctx) -> Option<Box<dyn Pane>> {
+        None
+    }
+
+    /// `c`: the port (device name, port index) whose counters to show.
+    fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
         None
     }
 

@@ -9,8 +9,10 @@
 
 pub mod sysfs;
 
+use crate::model::counters::bound::BoundCounter;
 use crate::model::counters::{CounterRead, CounterSource, PortCounters, parse_link_rate_mbps};
 use crate::model::{Device, Warning, WarningKind};
+use crate::nldev::stat::QpCounter;
 use crate::nldev::{NldevClient, Transport};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -26,6 +28,8 @@ pub struct CounterReader {
     previous: HashMap<PortKey, CounterRead>,
     /// The kernel answered EOPNOTSUPP: it has no `STAT_GET`; use sysfs only.
     netlink_unsupported: bool,
+    /// The kernel refused the QP-counter dump as unsupported: not asked again.
+    bound_unsupported: Option<String>,
 }
 
 impl CounterReader {
@@ -34,6 +38,7 @@ impl CounterReader {
             sys_root,
             previous: HashMap::new(),
             netlink_unsupported: false,
+            bound_unsupported: None,
         }
     }
 
@@ -48,6 +53,51 @@ impl CounterReader {
         for port in &mut device.ports {
             let counters = self.read_port(client, index, &name, port.index, warnings);
             port.counters = Some(counters);
+        }
+        self.read_bound(client, device, warnings);
+    }
+
+    /// The QP-bound counters of `device` (one dump per device), into its
+    /// ports; where the kernel cannot list them, each port says why.
+    fn read_bound<T: Transport>(
+        &mut self,
+        client: &mut NldevClient<T>,
+        device: &mut Device,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let result = match &self.bound_unsupported {
+            Some(why) => Err(why.clone()),
+            None => match client.qp_counters(device.index) {
+                Ok(counters) => Ok(counters),
+                Err(e) if e.is_no_device() => Err(e.to_string()),
+                Err(e) if e.is_stat_unsupported() => {
+                    let why = format!("the kernel lists no QP counters: {e}");
+                    self.bound_unsupported = Some(why.clone());
+                    Err(why)
+                }
+                Err(e) => {
+                    warnings.push(Warning::new(
+                        WarningKind::Other,
+                        format!("QP counters of {}: {e}", device.name),
+                    ));
+                    Err(e.to_string())
+                }
+            },
+        };
+        for port in &mut device.ports {
+            let Some(c) = port.counters.as_mut() else {
+                continue;
+            };
+            match &result {
+                Ok(all) => {
+                    c.bound = all
+                        .iter()
+                        .filter(|q| q.port == port.index)
+                        .map(bound_counter)
+                        .collect();
+                }
+                Err(why) => c.bound_note = Some(why.clone()),
+            }
         }
     }
 
@@ -133,5 +183,15 @@ impl CounterReader {
                 format!("a counter of {name} port {port} is unreadable: {p}"),
             ));
         }
+    }
+}
+
+fn bound_counter(q: &QpCounter) -> BoundCounter {
+    BoundCounter {
+        id: q.id,
+        mode: q.mode.map(|m| m.name()),
+        reported: q.owner.clone(),
+        qps: q.qps.clone(),
+        counters: q.counters.iter().cloned().collect(),
     }
 }

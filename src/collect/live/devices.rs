@@ -1,5 +1,5 @@
-//! Phase 1 and 2 of a collection: the summary, device details, ports, netns
-//! mode and topology, every collection (docs/architecture.md).
+//! Phase 1 of a collection (docs/architecture.md): the summary, device details, ports, netns
+//! mode, topology and NIC counters, every collection.
 
 use super::{LiveSource, vanished};
 use crate::collect::sysfs::sysfs_device;

@@ -1,4 +1,4 @@
-//! Phase 3b: restop's own objects (the context opened to read limits through
+//! Phase 3: restop's own objects (the context opened to read limits through
 //! libibverbs, and anything under it) are no one's usage. The object round
 //! counts them per device; here they leave the summary counts too.
 

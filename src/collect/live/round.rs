@@ -1,4 +1,4 @@
-//! Phase 3: a round of object dumps of the types that are due, over every
+//! Phase 2: a round of object dumps of the types that are due, over every
 //! device, parents first. Each entry is checked for repeats, attributed and
 //! folded into per-owner tallies as it arrives; only the objects the view
 //! asked for are kept. Memory does not grow with the number of objects.

@@ -7,6 +7,7 @@
 //! them (`port_xmit_data` stays in 4-byte words); only derived figures
 //! ([`Throughput`]) convert units.
 
+pub mod bound;
 pub mod catalog;
 pub mod health;
 pub mod rates;
@@ -70,6 +71,12 @@ pub struct PortCounters {
     /// Why something is missing (no driver counters, unreadable files), in words.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Counters an admin bound QPs of this port to (`rdma statistic qp show`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bound: Vec<bound::BoundCounter>,
+    /// Why the bound counters could not be read, when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_note: Option<String>,
 }
 
 impl PortCounters {

@@ -14,6 +14,11 @@ use crate::model::counters::catalog::{CounterClass, describe, is_health_signal};
 use crate::model::{Snapshot, UnixMs};
 use std::collections::{BTreeMap, VecDeque};
 
+/// Points kept of every counter's rate (the counters view's sparklines):
+/// a port has 15 (rxe) to ~60 (mlx5 with PMA) counters, so their series stay
+/// shorter than the throughput's.
+pub const EVERY_COUNTER_POINTS: usize = 120;
+
 /// Per-second values, oldest first: one per interval between reads.
 pub type RateSeries = VecDeque<(UnixMs, f64)>;
 
@@ -56,6 +61,10 @@ pub struct PortSeries {
     pub rx_packets: RateSeries,
     /// Error and congestion counters that moved at least once in the history.
     pub moved: BTreeMap<String, RateSeries>,
+    /// Every driver counter's and every PMA counter's rate (the counters
+    /// view), at most `EVERY_COUNTER_POINTS` each.
+    pub hw: BTreeMap<String, RateSeries>,
+    pub pma: BTreeMap<String, RateSeries>,
 }
 
 #[derive(Clone, Debug)]
@@ -106,6 +115,16 @@ impl CounterHistory {
                         if let Some(v) = v {
                             push_capped(s, (t, v), cap);
                         }
+                    }
+                }
+                let every_cap = cap.min(EVERY_COUNTER_POINTS);
+                for (every, rates) in [(&mut series.hw, &rates.hw), (&mut series.pma, &rates.pma)] {
+                    for (name, &per_s) in rates {
+                        push_capped(
+                            every.entry(name.clone()).or_default(),
+                            (t, per_s),
+                            every_cap,
+                        );
                     }
                 }
                 for (name, &per_s) in rates.hw.iter().chain(rates.pma.iter()) {
@@ -236,6 +255,9 @@ mod tests {
         for _ in 0..40 {
             h.push(&demo.collect(&CollectRequest::default()).unwrap());
         }
-        assert_eq!(h.port("mlx5_0", 1).unwrap().tx_bytes.len(), 5);
+        let p = h.port("mlx5_0", 1).unwrap();
+        assert_eq!(p.tx_bytes.len(), 5);
+        assert_eq!(p.hw["out_of_sequence"].len(), 5);
+        assert_eq!(p.pma["port_xmit_data"].len(), 5);
     }
 }

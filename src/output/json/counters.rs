@@ -4,7 +4,8 @@
 
 use super::view::OrderedMap;
 use crate::model::counters::PortCounters;
-use crate::model::{Port, UnixMs};
+use crate::model::counters::bound::{BoundCounter, counter_owner, qp_owner};
+use crate::model::{Device, OwnerKey, Port, ReportedOwner, Snapshot, UnixMs};
 use serde::Serialize;
 
 /// Flattened into each port; every key is present (`null`/empty when the
@@ -33,6 +34,42 @@ pub struct PortCountersView {
     pub health: Vec<String>,
     /// Why counters or rates are missing, in words.
     pub counter_notes: Vec<String>,
+    /// Counters an admin bound QPs of this port to (`rdma statistic qp show`).
+    pub bound_counters: Vec<BoundCounterView>,
+    /// Why `bound_counters` could not be read; `null` when they were (an
+    /// empty list then means nothing is bound).
+    pub bound_counters_note: Option<String>,
+}
+
+/// One QP-bound counter: `counter_id` and `mode` as `rdma statistic qp show`
+/// prints them, the task it was allocated for, its QPs with their owners.
+#[derive(Debug, Serialize)]
+pub struct BoundCounterView {
+    pub counter_id: u32,
+    pub mode: Option<String>,
+    /// The kernel's `pid` of the counter (a thread id), or `null`.
+    pub pid: Option<u32>,
+    /// The kernel module it was allocated for, or `null`.
+    pub kernel_owner: Option<String>,
+    /// The owner as a row of the document (`processes`/`kernel`), when known.
+    pub owner: Option<OwnerRefView>,
+    pub qps: Vec<BoundQpView>,
+    /// Its counters by kernel name.
+    pub counters: OrderedMap<u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BoundQpView {
+    pub lqpn: u32,
+    pub owner: Option<OwnerRefView>,
+}
+
+/// Which row of the document owns something: a process's pid and name, or
+/// a kernel module.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct OwnerRefView {
+    pub pid: Option<u32>,
+    pub name: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -45,9 +82,17 @@ pub struct ThroughputView {
     pub utilisation: Option<f64>,
 }
 
-pub fn port_counters(port: &Port) -> PortCountersView {
+pub fn port_counters(snapshot: &Snapshot, device: &Device, port: &Port) -> PortCountersView {
     match &port.counters {
-        Some(c) => view(c),
+        Some(c) => PortCountersView {
+            bound_counters: c
+                .bound
+                .iter()
+                .map(|b| bound_view(snapshot, device.index, b))
+                .collect(),
+            bound_counters_note: c.bound_note.clone(),
+            ..view(c)
+        },
         None => PortCountersView {
             counter_notes: vec!["counters were not read".to_string()],
             ..PortCountersView::default()
@@ -96,5 +141,54 @@ fn view(c: &PortCounters) -> PortCountersView {
         }),
         health: c.moved(),
         counter_notes: notes,
+        bound_counters: Vec::new(),
+        bound_counters_note: None,
+    }
+}
+
+fn bound_view(snapshot: &Snapshot, device_index: u32, b: &BoundCounter) -> BoundCounterView {
+    let (pid, kernel_owner) = match &b.reported {
+        ReportedOwner::Task(tid) => (Some(*tid), None),
+        ReportedOwner::Kernel(name) => (None, Some(name.clone())),
+        ReportedOwner::Missing => (None, None),
+    };
+    BoundCounterView {
+        counter_id: b.id,
+        mode: b.mode.clone(),
+        pid,
+        kernel_owner,
+        owner: counter_owner(b, snapshot).map(|o| owner_ref(snapshot, &o)),
+        qps: b
+            .qps
+            .iter()
+            .map(|q| BoundQpView {
+                lqpn: *q,
+                owner: qp_owner(*q, device_index, b, snapshot).map(|o| owner_ref(snapshot, &o)),
+            })
+            .collect(),
+        counters: totals(&b.counters),
+    }
+}
+
+/// The pid and display name of an owner, as the `processes` rows name it.
+pub fn owner_ref(snapshot: &Snapshot, owner: &OwnerKey) -> OwnerRefView {
+    match owner {
+        OwnerKey::Process(key) => OwnerRefView {
+            pid: Some(key.pid),
+            name: snapshot
+                .processes
+                .iter()
+                .find(|p| p.key == *key)
+                .map(|p| p.display_name())
+                .unwrap_or_default(),
+        },
+        OwnerKey::Kernel(name) => OwnerRefView {
+            pid: None,
+            name: format!("[{name}]"),
+        },
+        OwnerKey::Unattributed => OwnerRefView {
+            pid: None,
+            name: "(unattributed)".to_string(),
+        },
     }
 }

@@ -4,7 +4,7 @@
 mod counters;
 mod view;
 
-pub use counters::{PortCountersView, ThroughputView};
+pub use counters::{PortCountersView, ThroughputView, owner_ref};
 
 pub use view::*;
 
@@ -16,7 +16,7 @@ use crate::model::filter::Filter;
 use crate::model::limits::{Quota, Thresholds, process_shares};
 use crate::model::{
     Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup, ResourceType, Runtime,
-    Snapshot, SourceKind, Warning, WarningKind,
+    Snapshot, SourceKind, Warning,
 };
 
 /// The document for `snapshot` under `filter`.
@@ -41,7 +41,7 @@ pub fn render_json_with(
         devices: selection
             .devices
             .iter()
-            .map(|d| device(d, thresholds))
+            .map(|d| device(snapshot, d, thresholds))
             .collect(),
         processes: selection
             .processes()
@@ -82,28 +82,14 @@ fn meta(snapshot: &Snapshot, warnings: &[Warning]) -> MetaView {
         warnings: warnings
             .iter()
             .map(|w| WarningView {
-                kind: warning_kind(w.kind),
+                kind: w.kind.name(),
                 message: w.message.clone(),
             })
             .collect(),
     }
 }
 
-fn warning_kind(kind: WarningKind) -> &'static str {
-    match kind {
-        WarningKind::Permission => "permission",
-        WarningKind::DumpFailed => "dump_failed",
-        WarningKind::DeviceVanished => "device_vanished",
-        WarningKind::Netns => "netns",
-        WarningKind::Unattributed => "unattributed",
-        WarningKind::Procfs => "procfs",
-        WarningKind::SlowDump => "slow_dump",
-        WarningKind::Limit => "limit",
-        WarningKind::Other => "other",
-    }
-}
-
-fn device(d: &Device, thresholds: &Thresholds) -> DeviceView {
+fn device(snapshot: &Snapshot, d: &Device, thresholds: &Thresholds) -> DeviceView {
     DeviceView {
         name: d.name.clone(),
         index: d.index,
@@ -113,7 +99,7 @@ fn device(d: &Device, thresholds: &Thresholds) -> DeviceView {
         protocol: d.protocol.clone(),
         pci: d.pci.clone(),
         pf: d.pf.clone(),
-        ports: d.ports.iter().map(port).collect(),
+        ports: d.ports.iter().map(|p| port(snapshot, d, p)).collect(),
         usage: OrderedMap(
             ResourceType::ALL
                 .into_iter()
@@ -168,13 +154,13 @@ pub fn guid(g: u64) -> String {
     )
 }
 
-fn port(p: &Port) -> PortView {
+fn port(snapshot: &Snapshot, d: &Device, p: &Port) -> PortView {
     PortView {
         index: p.index,
         state: p.state.map(|s| s.to_string()),
         phys_state: p.phys_state.map(|s| s.to_string()),
         netdev: p.netdev.clone(),
-        counters: counters::port_counters(p),
+        counters: counters::port_counters(snapshot, d, p),
     }
 }
 

@@ -210,3 +210,85 @@ fn interactive_view_shows_live_data_and_the_error_qps_then_quits_cleanly() {
     check_quit(&mut f, "interactive view", &tui.run);
     f.finish("interactive view");
 }
+
+/// The device named by the device view's consumers title (`Consumers on rxe0 (3)`).
+fn device_of_view(screen: &crate::vm_support::screen::Screen) -> Option<String> {
+    let rest = screen.text.split("Consumers on ").nth(1)?;
+    rest.split_whitespace().next().map(str::to_string)
+}
+
+#[test]
+fn device_view_shows_rdmas_per_device_counts() {
+    let Some(c) = compared() else { return };
+    let r = c.results;
+    let tui = match &r.tui {
+        Ok(tui) => tui,
+        Err(e) => panic!(
+            "the tui phase left no results: {e} (in {})",
+            r.dir.display()
+        ),
+    };
+    let (screen, rdma) = match &tui.device {
+        Ok(pair) => pair,
+        Err(e) => panic!("no device view was captured: {e} (in {})", r.dir.display()),
+    };
+    let label = "device view (Tab, Enter)";
+    let Some(dev) = device_of_view(screen) else {
+        panic!(
+            "{label}: no 'Consumers on DEVICE' title:\n{}",
+            screen.quoted()
+        );
+    };
+    let Some(table) = screen.table("PID", &["NAME", "QP"]) else {
+        panic!("{label}: no consumers table:\n{}", screen.quoted());
+    };
+    let mut f = Failures::default();
+    // Two dumps around the capture: a count shown must be one of them.
+    let (earlier, later) = (
+        tui.after.expected_on(Some(&dev)),
+        rdma.expected_on(Some(&dev)),
+    );
+    let mut compared = 0;
+    for (pid, tally) in &later.processes {
+        let Some(row) = table
+            .rows
+            .iter()
+            .find(|row| row.get("PID") == pid.to_string())
+        else {
+            f.fail(format!(
+                "{label}: no row for process {pid} on {dev}; screen:\n{}",
+                screen.quoted()
+            ));
+            continue;
+        };
+        let shown = row.get("QP");
+        let before = earlier.processes.get(pid).map_or(0, |t| t.count("qp"));
+        f.check(
+            shown == tally.count("qp").to_string() || shown == before.to_string(),
+            || {
+                format!(
+                    "{label}: process {pid} on {dev}: QP {shown:?}, rdma {} (before {before}); row {:?}",
+                    tally.count("qp"),
+                    row.line
+                )
+            },
+        );
+        compared += 1;
+    }
+    // Per-device, not per-host: no process holding objects only elsewhere.
+    for row in &table.rows {
+        if let Ok(pid) = row.get("PID").parse::<u32>() {
+            f.check(
+                later.processes.contains_key(&pid) || earlier.processes.contains_key(&pid),
+                || format!("{label}: process {pid} is listed on {dev} but holds nothing there"),
+            );
+        }
+    }
+    f.check(compared > 0, || {
+        format!(
+            "{label}: rdma lists no process on {dev}; screen:\n{}",
+            screen.quoted()
+        )
+    });
+    f.finish("device view");
+}

@@ -41,7 +41,7 @@ impl TuiRun {
 }
 
 /// `tui/`: the main screen, then the ERROR-QP pane between two `rdma` dumps (of
-/// QPs, PDs and contexts), then `q`.
+/// QPs, PDs and contexts), then the first device's view and a third dump, then `q`.
 #[derive(Clone, Debug)]
 pub struct Tui {
     pub run: TuiRun,
@@ -49,6 +49,8 @@ pub struct Tui {
     pub errors: Screen,
     pub before: Snapshot,
     pub after: Snapshot,
+    /// The device view of the first device, and `rdma` right after it.
+    pub device: Result<(Screen, Snapshot), String>,
 }
 
 impl Tui {
@@ -68,6 +70,14 @@ impl Tui {
                 &dir.join("tasks-after.tsv"),
                 types,
             )?,
+            device: Screen::load(&dir.join("device.txt")).and_then(|screen| {
+                let rdma = Snapshot::load_types(
+                    &dir.join("rdma-device"),
+                    &dir.join("tasks-device.tsv"),
+                    types,
+                )?;
+                Ok((screen, rdma))
+            }),
         })
     }
 }

@@ -9,7 +9,13 @@
 #   DIR/sysfs-before/, DIR/sysfs-after/          <dev>/<port>/{hw_counters,counters}/*, rate
 #   DIR/json.*                                   restop --json [--rates 1s] in between
 # plus traffic/once.* (restop --once --rates 1s), traffic/batch.* and
-# fault/batch.* (restop --batch --json -d 1s), ready/pair.txt.
+# fault/batch.* (restop --batch --json -d 1s), ready/pair.txt,
+# traffic/tui/{main,counters}.txt (the interactive view under tmux during
+# traffic: the devices pane, then `c`: the counters view of rxe0 port 1) and
+# bound/ (QPs bound to counters by this script, as an operator would:
+# `rdma statistic qp set link rxe0/1 auto type on`; restop only reads them):
+# set.{out,rc}, qp-{before,after}.json (rdma -j statistic qp show),
+# res-qp.json, json.* (restop --json in between).
 # Without a restop binary in the guest the restop steps are skipped and
 # restop.missing is written.
 . /scenario/lib.sh
@@ -64,6 +70,14 @@ around traffic restop --json --rates 1s
 if [ $have_restop = 1 ]; then
 	capture traffic/once restop --once --rates 1s
 	capture traffic/batch restop --batch --json -d 1s -n 4
+	# the interactive view: throughput in the devices pane, then `c`
+	tui_start ctui traffic/tui restop -d 1s
+	tui_wait ctui 30 -E '^rxe0 ' && sleep 3.5
+	tui_capture ctui traffic/tui/main.txt
+	tmux send-keys -t ctui c
+	tui_wait ctui 10 'Counters of rxe0 port 1' && sleep 2.5
+	tui_capture ctui traffic/tui/counters.txt
+	tui_quit ctui traffic/tui
 fi
 # both at once: a survivor with retry count 7 would retransmit forever
 kill -9 "$PID_pp_server" "$PID_pp_client"
@@ -73,6 +87,26 @@ sleep 2
 
 around idle restop --json --rates 1s
 mark "counters-idle-done"
+
+# bound: the operator binds new QPs of rxe0/1 to counters (auto, per QP
+# type), RC traffic runs on two fresh QPs, and restop --json is read between
+# two `rdma -j statistic qp show`; then auto mode is switched off again
+mkdir -p "$OUT/bound"
+rdma statistic qp set link rxe0/1 auto type on >"$OUT/bound/set.out" 2>&1
+echo $? >"$OUT/bound/set.rc"
+spawn bd_server ibv_rc_pingpong -d rxe0 -g "$RXE0_GID" -n 1000000000
+sleep 1
+spawn bd_client ibv_rc_pingpong -d rxe0 -g "$RXE0_GID" -n 1000000000 127.0.0.1
+sleep 2
+rdma -j statistic qp show >"$OUT/bound/qp-before.json" 2>"$OUT/bound/qp-before.stderr"
+rdma -j res show qp >"$OUT/bound/res-qp.json" 2>"$OUT/bound/res-qp.stderr"
+[ $have_restop = 1 ] && capture bound/json restop --json
+rdma -j statistic qp show >"$OUT/bound/qp-after.json" 2>"$OUT/bound/qp-after.stderr"
+kill -9 "$PID_bd_server" "$PID_bd_client"
+wait "$PID_bd_server" "$PID_bd_client" 2>/dev/null
+rdma statistic qp set link rxe0/1 auto off >>"$OUT/bound/set.out" 2>&1
+mark "counters-bound-done"
+sleep 1
 
 # fault: RC writes to a forked peer, the peer SIGKILLed, the QP retries 3
 # times and goes to ERR; restop --batch watches it happen

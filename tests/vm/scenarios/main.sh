@@ -24,7 +24,7 @@
 #   restop-export.*, restop.prom     `restop export --textfile --once` and its file
 #   restop-json-dev-rxe1.*, restop-json-pid-thread.*   --json with --dev rxe1 / --pid <a worker tid>
 #   restop-user-json.*, restop-user-once.*   as uid 1000
-#   tui/         main.txt, errors.txt, quit.txt (screens; *.alternate: 1 = alternate screen),
+#   tui/         main.txt, errors.txt, device.txt (the device view), quit.txt (screens; *.alternate: 1 = alternate screen),
 #                rc, stty-after.txt, rdma-before/ rdma-after/ tasks-*.tsv around errors.txt
 #   churn/       json-NN.*, once-NN.*, churn.log (the churn workload's summary line),
 #                flash.log (short-lived processes), flash.count
@@ -98,6 +98,18 @@ phase_tui() {
 	tui_capture tui tui/errors.txt
 	rdma_dump tui/rdma-after "qp pd ctx"
 	task_map tui/tasks-after.tsv
+	# the device view of the first device: back to the main screen, the
+	# devices pane (Tab), Enter on its selected (first) row
+	tmux send-keys -t tui Escape
+	sleep 0.5
+	tmux send-keys -t tui Tab
+	sleep 0.5
+	tmux send-keys -t tui Enter
+	tui_wait tui 10 'Consumers on '
+	sleep 1
+	tui_capture tui tui/device.txt
+	rdma_dump tui/rdma-device "qp pd ctx"
+	task_map tui/tasks-device.tsv
 	tui_quit tui tui
 	mark "tui-done"
 }

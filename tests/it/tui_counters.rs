@@ -1,0 +1,164 @@
+//! The NIC counters in the interactive view: the devices pane's traffic
+//! and health cells at several widths, the device view's ports, and the
+//! counters view of one port; driven by the deterministic demo host.
+
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use restop::app::{App, AppConfig, Event};
+use restop::demo::DemoSource;
+use restop::model::{DetailScope, SourceKind};
+use restop::source::{CollectRequest, Source};
+use restop::ui;
+use std::time::Duration;
+
+use crate::tui_common::{ch, key, snapshot_event};
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.backend().to_string()
+}
+
+/// The demo app after `reads` collections 2 s apart (the storm on mlx5_1
+/// starts 20 s in).
+fn demo_after(reads: usize, w: u16, h: u16) -> App {
+    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    app.update(Event::Resize(w, h));
+    let mut demo = DemoSource::new(1, Duration::from_secs(2));
+    for _ in 0..reads {
+        let s = demo
+            .collect(&CollectRequest {
+                details: DetailScope::ErrorsOnly,
+                force_objects: true,
+            })
+            .unwrap();
+        let now = s.meta.collected_at_ms.plus(restop::model::Millis(1_000));
+        app.update(snapshot_event(s, DetailScope::ErrorsOnly));
+        app.update(Event::Tick(now));
+    }
+    app
+}
+
+/// The devices pane's lines of a screen (title, header, rows).
+fn devices_pane(text: &str) -> String {
+    text.lines()
+        .skip_while(|l| !l.contains("Devices ("))
+        .take_while(|l| !l.contains("Top consumers"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn devices_pane_with_throughput_at_80_and_160_columns() {
+    let mut app = demo_after(14, 80, 24);
+    let at_80 = screen(&app, 80, 24);
+    insta::assert_snapshot!("devices_pane_throughput_80", devices_pane(&at_80));
+    app.update(Event::Resize(160, 40));
+    let at_160 = screen(&app, 160, 40);
+    insta::assert_snapshot!("devices_pane_throughput_160", devices_pane(&at_160));
+    // The storm port names what moved; healthy ports leave the cell empty.
+    let storm = at_160.lines().find(|l| l.starts_with("\"mlx5_1 ")).unwrap();
+    assert!(storm.contains("np_cnp_sent"), "{storm}");
+    let healthy = at_160.lines().find(|l| l.starts_with("\"mlx5_0 ")).unwrap();
+    assert!(healthy.contains("GB/s"), "{healthy}");
+    assert!(
+        !healthy.contains("np_") && !healthy.contains("out_of"),
+        "{healthy}"
+    );
+}
+
+#[test]
+fn every_gauge_with_a_limit_keeps_its_bar_and_40_columns_keep_percentages() {
+    let mut app = demo_after(3, 40, 16);
+    for w in [40u16, 80, 120, 160, 220] {
+        app.update(Event::Resize(w, 20));
+        let text = screen(&app, w, 20);
+        let pane = devices_pane(&text);
+        for line in pane.lines().skip(2) {
+            // QP has a limit on every demo device: a bar, and a readable percentage.
+            assert!(line.contains('░') || line.contains('█'), "{w}: {line}");
+            assert!(line.contains('%'), "{w}: {line}");
+            assert!(!line.contains('…'), "{w}: {line}");
+        }
+    }
+    app.update(Event::Resize(40, 16));
+    insta::assert_snapshot!("devices_pane_40", devices_pane(&screen(&app, 40, 16)));
+}
+
+#[test]
+fn counters_view_of_the_storm_port() {
+    let mut app = demo_after(14, 120, 40);
+    // Devices pane, mlx5_1 (4th row), `c`.
+    app.update(key(KeyCode::Tab));
+    for _ in 0..3 {
+        app.update(key(KeyCode::Down));
+    }
+    app.update(ch('c'));
+    let text = screen(&app, 120, 40);
+    insta::assert_snapshot!("counters_view_120x40", text);
+    assert!(text.contains("Counters of mlx5_1 port 1"));
+    // Sorted by rate, the busiest counter comes first.
+    app.update(key(KeyCode::Home));
+    app.update(ch('s'));
+    app.update(ch('s'));
+    app.update(key(KeyCode::Home));
+    let by_rate = screen(&app, 120, 40);
+    let first = by_rate.lines().nth(6).unwrap();
+    assert!(first.contains("port_rcv_data"), "{first}");
+    assert!(by_rate.contains("RATE▼"));
+    // `c` again closes it.
+    app.update(ch('c'));
+    assert!(!screen(&app, 120, 40).contains("Counters of"));
+}
+
+#[test]
+fn device_view_lists_ports_and_opens_their_counters() {
+    let mut app = demo_after(14, 100, 30);
+    app.update(key(KeyCode::Tab));
+    for _ in 0..3 {
+        app.update(key(KeyCode::Down));
+    }
+    app.update(key(KeyCode::Enter));
+    let text = screen(&app, 100, 30);
+    insta::assert_snapshot!("device_view_with_ports_100x30", text);
+    assert!(text.contains("port 1 ACTIVE ens1f1np1"));
+    assert!(text.contains("moved:"));
+    // Tab to the ports, Enter: the port's counters.
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Enter));
+    assert!(screen(&app, 100, 30).contains("Counters of mlx5_1 port 1"));
+}
+
+#[test]
+fn ports_without_counters_say_so_instead_of_zeros() {
+    let app = crate::tui_common::app_sized(80, 24);
+    let text = screen(&app, 80, 24);
+    let pane = devices_pane(&text);
+    assert!(pane.contains("no counters"), "{pane}");
+    assert!(!pane.contains("0 B/s"), "{pane}");
+}
+
+#[test]
+fn every_counters_screen_draws_at_every_size() {
+    let mut app = demo_after(14, 120, 40);
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    for (w, h) in [
+        (40, 10),
+        (40, 12),
+        (80, 24),
+        (120, 40),
+        (160, 48),
+        (220, 60),
+    ] {
+        app.update(Event::Resize(w, h));
+        let device = screen(&app, w, h);
+        assert!(device.contains("port 1"), "{w}x{h}:\n{device}");
+        app.update(ch('c'));
+        let counters = screen(&app, w, h);
+        assert!(counters.contains("COUNTER"), "{w}x{h}:\n{counters}");
+        app.update(ch('c'));
+    }
+}
