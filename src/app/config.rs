@@ -3,6 +3,7 @@
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
+use crate::model::owner_group::OwnerGroup;
 use std::time::Duration;
 
 /// Gauge colours follow the same thresholds as the `limit` warnings.
@@ -17,6 +18,8 @@ pub struct AppConfig {
     pub filter: Filter,
     pub sort: SortKey,
     pub direction: SortDirection,
+    /// The consumers table's rows at start: processes, containers or pods (`o` cycles).
+    pub group: OwnerGroup,
     pub thresholds: Thresholds,
     /// Colours on; off for `NO_COLOR` / `--no-color` (only bold/reverse then).
     pub color: bool,
@@ -37,6 +40,7 @@ impl Default for AppConfig {
             filter: Filter::default(),
             sort: SortKey::default(),
             direction: SortDirection::Descending,
+            group: OwnerGroup::Process,
             thresholds: Thresholds::default(),
             color: true,
             mouse: true,

@@ -45,6 +45,8 @@ pub enum Action {
     FullText,
     /// `t`: sparklines on or off.
     Sparklines,
+    /// `o`: group the consumers by process, container or pod (cycles).
+    Group,
     Filter,
     SortNext,
     SortPrev,
@@ -104,6 +106,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('c') => Action::Counters,
         KeyCode::Char('b') => Action::Baseline,
         KeyCode::Char('t') => Action::Sparklines,
+        KeyCode::Char('o') => Action::Group,
         KeyCode::Char('w') => Action::FullText,
         KeyCode::Char('/') => Action::Filter,
         KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
@@ -162,6 +165,10 @@ pub const HELP: &[(&str, &str)] = &[
         "mark a baseline: counts show the change since; b clears",
     ),
     ("t", "sparklines of counts over the trend window"),
+    (
+        "o",
+        "group consumers: process → container → pod (Enter lists)",
+    ),
     (
         "w",
         "full text of the selected alert, or the header's warnings",
@@ -238,6 +245,7 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::F(9))), Some(Action::Signal));
         assert_eq!(action_for(key(KeyCode::Char('K'))), Some(Action::Signal));
         assert_eq!(action_for(key(KeyCode::Char('k'))), Some(Action::Up));
+        assert_eq!(action_for(key(KeyCode::Char('o'))), Some(Action::Group));
         assert_eq!(action_for(key(KeyCode::Char('c'))), Some(Action::Counters));
         assert_eq!(
             action_for(key(KeyCode::Char('M'))),

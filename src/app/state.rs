@@ -132,7 +132,7 @@ impl App {
             alert_ages: AlertAges::default(),
             alert_ages_at: None,
             sparklines: false,
-            main: MainScreen::new(config.sort, config.direction),
+            main: MainScreen::new(config.sort, config.direction, config.group),
             screens: Vec::new(),
             quitting: false,
             status: None,

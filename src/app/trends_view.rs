@@ -2,10 +2,11 @@
 //! deltas since the baseline in the consumers table, and the alerts panel's rows.
 
 use super::object_table::{Cell, Column, Row};
-use crate::model::consumers::{Consumer, SortDirection, SortKey};
+use crate::model::consumers::{Consumer, SortDirection, SortFields, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::{Alert, AlertKind, BaselineDelta, History, OwnerHoldings};
-use crate::model::{OwnerKey, Snapshot, UnixMs, Warning};
+use crate::model::owner_group::OwnerGroupRow;
+use crate::model::{OwnerKey, ResourceType, Snapshot, UnixMs, Warning};
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -26,17 +27,42 @@ pub fn baseline_deltas(
         .collect()
 }
 
+/// The change since the baseline of every row of a grouped table: a group's is the
+/// sum of its members', under the owner that stands for the row.
+pub fn group_deltas(
+    rows: &[OwnerGroupRow],
+    members: &BTreeMap<OwnerKey, BaselineDelta>,
+) -> BTreeMap<OwnerKey, BaselineDelta> {
+    if members.is_empty() {
+        return BTreeMap::new();
+    }
+    rows.iter()
+        .map(|row| {
+            let mut sum = BaselineDelta::default();
+            for d in row.members.iter().filter_map(|m| members.get(&m.owner)) {
+                for t in ResourceType::ALL {
+                    sum.counts
+                        .set(t, sum.counts.get(t).saturating_add(d.counts.get(t)));
+                }
+                sum.mr_bytes = sum.mr_bytes.saturating_add(d.mr_bytes);
+                sum.err_qps = sum.err_qps.saturating_add(d.err_qps);
+            }
+            (row.total.owner.clone(), sum)
+        })
+        .collect()
+}
+
 /// Re-sorts rows by their change since the baseline when the sort column is
 /// a count: leak hunting wants who grew most on top. Stable, so ties keep
 /// the order `sort_consumers` gave them.
-pub fn sort_by_delta(
-    rows: &mut [Consumer],
+pub fn sort_by_delta<R: SortFields>(
+    rows: &mut [R],
     deltas: &BTreeMap<OwnerKey, BaselineDelta>,
     key: SortKey,
     direction: SortDirection,
 ) {
-    let value = |c: &Consumer| -> Option<i64> {
-        let d = deltas.get(&c.owner).copied().unwrap_or_default();
+    let value = |c: &R| -> Option<i64> {
+        let d = deltas.get(c.row_owner()).copied().unwrap_or_default();
         match key {
             SortKey::Count(t) => Some(d.counts.get(t)),
             SortKey::MrBytes => Some(d.mr_bytes),

@@ -163,6 +163,12 @@ impl App {
                 self.sparklines = !self.sparklines;
                 self.settle_cursors();
             }
+            Action::Group if self.on_main() => {
+                let ctx = ctx!(self);
+                self.main.cycle_grouping(&ctx);
+                self.settle_cursors();
+            }
+            Action::Group => {}
             Action::Filter => {
                 self.filter_edit = Some(FilterEdit {
                     text: self.filter.text.clone().unwrap_or_default(),

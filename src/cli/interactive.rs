@@ -1,5 +1,6 @@
 //! The interactive group: how the full-screen view draws.
 
+use crate::model::owner_group::OwnerGroup;
 use clap::Args;
 
 #[derive(Clone, Debug, Default, Args)]
@@ -23,6 +24,19 @@ pub struct InteractiveArgs {
                      the same.\n\nExample: restop --no-color"
     )]
     pub no_color: bool,
+
+    /// Rows of the consumers table at start: process, container or pod.
+    #[arg(
+        long = "group",
+        value_name = "BY",
+        value_enum,
+        long_help = "What a row of the interactive view's consumers table stands for at \
+                     start: a process, or the processes of one container or one Kubernetes \
+                     pod summed (processes outside containers or pods stay rows of their \
+                     own). The o key cycles process, container, pod. [default: process]\n\n\
+                     Example: restop --group pod"
+    )]
+    pub group: Option<OwnerGroup>,
 
     /// Palette of the interactive view: default, light, high-contrast.
     #[arg(

@@ -5,6 +5,7 @@ use super::*;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
+use crate::model::owner_group::OwnerGroup;
 use crate::model::{QpState, ResourceType, Thresholds};
 use crate::settings::locate::Loaded;
 use crate::settings::{Origin, parse_config};
@@ -321,6 +322,32 @@ fn the_exporters_delay_help_names_its_default() {
         crate::settings::format_duration(crate::export::DEFAULT_INTERVAL),
         "15s",
         "ExportArgs::delay's help says 15s"
+    );
+}
+
+#[test]
+fn group_comes_from_the_command_line_over_the_config_file() {
+    assert_eq!(settings(&[]).interactive.group, OwnerGroup::Process);
+    assert_eq!(
+        settings(&["--group", "pod"]).interactive.group,
+        OwnerGroup::Pod
+    );
+    assert_eq!(
+        settings(&["--group", "container"]).app_config().group,
+        OwnerGroup::Container
+    );
+    assert!(parse(&["--group", "node"]).is_err());
+    let file = "[interactive]\ngroup = \"pod\"\n";
+    assert_eq!(
+        with_file(&[], file).unwrap().interactive.group,
+        OwnerGroup::Pod
+    );
+    assert_eq!(
+        with_file(&["--group", "process"], file)
+            .unwrap()
+            .interactive
+            .group,
+        OwnerGroup::Process
     );
 }
 

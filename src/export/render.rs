@@ -9,7 +9,7 @@
 use super::catalog;
 use super::exposition::{Format, Writer};
 use super::health::{self, Health};
-use super::top_owners::{OwnerLabels, OwnerOptions, Ranked, top_by};
+use super::top_owners::{LabelledOwners, OwnerLabels, OwnerOptions, Ranked};
 use crate::model::consumers::{Consumer, consumers};
 use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
@@ -230,8 +230,10 @@ fn write_leak_suspects(w: &mut Writer, suspects: &[LeakSuspect]) {
 }
 
 fn write_owners(w: &mut Writer, rows: &[Consumer], top: usize, owners: &OwnerOptions) {
+    // Grouped and labelled once for the eight rankings.
+    let labelled = LabelledOwners::of(rows, owners);
     for t in ResourceType::ALL {
-        let ranked = top_by(rows, top, owners, |c| c.counts.get(t));
+        let ranked = labelled.top_by(top, |c| c.counts.get(t));
         write_ranked(
             w,
             &catalog::PROCESS_RESOURCES,
@@ -240,7 +242,7 @@ fn write_owners(w: &mut Writer, rows: &[Consumer], top: usize, owners: &OwnerOpt
             owners,
         );
     }
-    let ranked = top_by(rows, top, owners, |c| c.mr_bytes);
+    let ranked = labelled.top_by(top, |c| c.mr_bytes);
     write_ranked(w, &catalog::PROCESS_MR_BYTES, &ranked, None, owners);
 }
 

@@ -9,19 +9,10 @@
 use super::catalog::OWNER_LABELS;
 use crate::model::Container;
 use crate::model::consumers::Consumer;
+use crate::model::owner_group::{GroupKey, OwnerGroupRow, PodKey, group_consumers};
 use std::collections::HashMap;
 
-/// What one per-owner series stands for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum OwnerGroup {
-    /// One series per process (and per kernel module).
-    #[default]
-    Process,
-    /// The processes of one container summed; processes outside containers stay apart.
-    Container,
-    /// The processes of one Kubernetes pod summed; processes outside pods stay apart.
-    Pod,
-}
+pub use crate::model::owner_group::OwnerGroup;
 
 /// How per-owner series are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,30 +49,14 @@ pub struct OwnerLabels {
 }
 
 impl OwnerLabels {
-    pub fn of(c: &Consumer, options: &OwnerOptions) -> OwnerLabels {
-        let container = c.process.as_ref().and_then(|p| p.container.as_ref());
-        match (options.group, container) {
-            (OwnerGroup::Pod, Some(ct)) if ct.pod.is_some() => return pod_labels(ct),
-            (OwnerGroup::Container, Some(ct)) if !ct.id.is_empty() => {
-                return container_labels(ct);
-            }
-            _ => {}
+    /// The labels of one row of owners grouped as `--owners-by` says: a pod's or a
+    /// container's, or a lone owner's (with the container it runs in, if any).
+    pub fn of(row: &OwnerGroupRow) -> OwnerLabels {
+        match &row.key {
+            GroupKey::Pod(pod) => pod_labels(pod, &row.name),
+            GroupKey::Container(ct) => container_labels(ct, &row.name),
+            GroupKey::Owner(_) => process_labels(&row.total),
         }
-        let user = match c.user() {
-            Some(name) => name.to_string(),
-            // An unresolved uid is still better than nothing.
-            None => c
-                .process
-                .as_ref()
-                .and_then(|p| p.uid)
-                .map(|uid| uid.to_string())
-                .unwrap_or_default(),
-        };
-        let mut labels = container.map(container_labels).unwrap_or_default();
-        labels.pid = c.pid().map(|p| p.to_string()).unwrap_or_default();
-        labels.name = c.name.clone();
-        labels.user = user;
-        labels
     }
 
     /// The remainder series.
@@ -113,40 +88,50 @@ impl OwnerLabels {
     }
 }
 
-/// A container's labels; `name` is its Kubernetes name or its short id.
-fn container_labels(ct: &Container) -> OwnerLabels {
+/// A lone owner's labels: its pid, name and user, and its container's labels.
+fn process_labels(c: &Consumer) -> OwnerLabels {
+    let user = match c.user() {
+        Some(name) => name.to_string(),
+        // An unresolved uid is still better than nothing.
+        None => c
+            .process
+            .as_ref()
+            .and_then(|p| p.uid)
+            .map(|uid| uid.to_string())
+            .unwrap_or_default(),
+    };
+    let container = c.process.as_ref().and_then(|p| p.container.as_ref());
+    let name = c.name.clone();
+    let mut labels = container
+        .map(|ct| container_labels(ct, &name))
+        .unwrap_or_default();
+    labels.pid = c.pid().map(|p| p.to_string()).unwrap_or_default();
+    labels.name = name;
+    labels.user = user;
+    labels
+}
+
+/// A container's labels, named `name` (its Kubernetes name or its short id).
+fn container_labels(ct: &Container, name: &str) -> OwnerLabels {
     let kube = ct.kube.as_ref();
-    let container = kube.map(|k| k.container.clone()).unwrap_or_default();
     OwnerLabels {
-        name: if container.is_empty() {
-            ct.short()
-        } else {
-            container.clone()
-        },
+        name: name.to_string(),
         namespace: kube.map(|k| k.namespace.clone()).unwrap_or_default(),
         pod: kube.map(|k| k.pod.clone()).unwrap_or_default(),
-        container,
+        container: kube.map(|k| k.container.clone()).unwrap_or_default(),
         uid: ct.pod.clone().unwrap_or_default(),
         container_id: ct.qualified_id(),
         ..OwnerLabels::default()
     }
 }
 
-/// A pod's labels; `name` is the pod's name, or `pod:<uid prefix>` when the node does not
-/// show it.
-fn pod_labels(ct: &Container) -> OwnerLabels {
-    let kube = ct.kube.as_ref();
-    let pod = kube.map(|k| k.pod.clone()).unwrap_or_default();
-    let uid = ct.pod.clone().unwrap_or_default();
+/// A pod's labels, named `name` (the pod's name, or `pod:<uid prefix>`).
+fn pod_labels(pod: &PodKey, name: &str) -> OwnerLabels {
     OwnerLabels {
-        name: if pod.is_empty() {
-            format!("pod:{}", uid.chars().take(8).collect::<String>())
-        } else {
-            pod.clone()
-        },
-        namespace: kube.map(|k| k.namespace.clone()).unwrap_or_default(),
-        pod,
-        uid,
+        name: name.to_string(),
+        namespace: pod.namespace.clone(),
+        pod: pod.pod.clone(),
+        uid: pod.uid.clone(),
         ..OwnerLabels::default()
     }
 }
@@ -160,40 +145,64 @@ pub struct Ranked {
     pub other: u64,
 }
 
-/// Sums `value` per owner (process, container or pod, as `options` says), ranks the
-/// owners (largest first, ties by labels so the choice is stable between collections)
-/// and keeps the first `n` that hold anything.
-///
-/// Owners with the same labels are always added up (a pid reused while the old process's
-/// objects were still listed; processes without `pid`): a scrape with two samples of one
-/// series is rejected whole by Prometheus.
+/// The owners of one snapshot, grouped and labelled once (as `options` says) for the
+/// rankings of every metric.
+#[derive(Clone, Debug)]
+pub struct LabelledOwners {
+    rows: Vec<(OwnerLabels, Consumer)>,
+}
+
+impl LabelledOwners {
+    pub fn of(consumers: &[Consumer], options: &OwnerOptions) -> LabelledOwners {
+        let rows = group_consumers(consumers, options.group)
+            .into_iter()
+            .map(|row| {
+                let mut labels = OwnerLabels::of(&row);
+                if !options.pid_label {
+                    labels.pid.clear();
+                }
+                (labels, row.total)
+            })
+            .collect();
+        LabelledOwners { rows }
+    }
+
+    /// Sums `value` per owner, ranks the owners (largest first, ties by labels so the
+    /// choice is stable between collections) and keeps the first `n` that hold anything.
+    ///
+    /// Owners with the same labels are always added up (a pid reused while the old
+    /// process's objects were still listed; processes without `pid`): a scrape with two
+    /// samples of one series is rejected whole by Prometheus.
+    pub fn top_by(&self, n: usize, value: impl Fn(&Consumer) -> u64) -> Ranked {
+        let mut sums: HashMap<&OwnerLabels, u64> = HashMap::new();
+        for (labels, total) in &self.rows {
+            let sum = sums.entry(labels).or_default();
+            *sum = sum.saturating_add(value(total));
+        }
+        let mut order: Vec<(&OwnerLabels, u64)> = sums.into_iter().collect();
+        order.sort_by(|(la, a), (lb, b)| b.cmp(a).then_with(|| la.cmp(lb)));
+        let mut top = Vec::new();
+        let mut other = 0u64;
+        for (rank, (labels, v)) in order.into_iter().enumerate() {
+            if rank >= n || v == 0 {
+                other = other.saturating_add(v);
+            } else {
+                top.push((labels.clone(), v));
+            }
+        }
+        Ranked { top, other }
+    }
+}
+
+/// The top `n` owners of `consumers` by `value`, grouped as `options` says (see
+/// [`LabelledOwners::top_by`]).
 pub fn top_by(
     consumers: &[Consumer],
     n: usize,
     options: &OwnerOptions,
     value: impl Fn(&Consumer) -> u64,
 ) -> Ranked {
-    let mut sums: HashMap<OwnerLabels, u64> = HashMap::new();
-    for c in consumers {
-        let mut labels = OwnerLabels::of(c, options);
-        if !options.pid_label {
-            labels.pid.clear();
-        }
-        let sum = sums.entry(labels).or_default();
-        *sum = sum.saturating_add(value(c));
-    }
-    let mut order: Vec<(OwnerLabels, u64)> = sums.into_iter().collect();
-    order.sort_by(|(la, a), (lb, b)| b.cmp(a).then_with(|| la.cmp(lb)));
-    let mut top = Vec::new();
-    let mut other = 0u64;
-    for (rank, (labels, v)) in order.into_iter().enumerate() {
-        if rank >= n || v == 0 {
-            other = other.saturating_add(v);
-        } else {
-            top.push((labels, v));
-        }
-    }
-    Ranked { top, other }
+    LabelledOwners::of(consumers, options).top_by(n, value)
 }
 
 #[cfg(test)]
@@ -353,5 +362,37 @@ mod tests {
                 .iter()
                 .any(|(n, _)| *n == "pid")
         );
+    }
+
+    #[test]
+    fn a_pod_the_node_does_not_name_is_labelled_by_its_uid() {
+        let mut rows = vec![process(1, 0, "a", 2), process(2, 0, "b", 3)];
+        for c in &mut rows {
+            if let Some(p) = c.process.as_mut() {
+                p.container = Some(Container {
+                    runtime: crate::model::Runtime::Crio,
+                    id: "0123456789abcdef".to_string(),
+                    pod: Some("9f8e7d6c-5b4a".to_string()),
+                    kube: None,
+                });
+            }
+        }
+        let ranked = top_by(&rows, 20, &options(OwnerGroup::Pod, true), qps);
+        assert_eq!(ranked.top.len(), 1);
+        let (l, v) = &ranked.top[0];
+        assert_eq!(*v, 5);
+        assert_eq!(
+            (
+                l.name.as_str(),
+                l.uid.as_str(),
+                l.pod.as_str(),
+                l.pid.as_str()
+            ),
+            ("pod:9f8e7d6c", "9f8e7d6c-5b4a", "", "")
+        );
+        let by_container = top_by(&rows, 20, &options(OwnerGroup::Container, true), qps);
+        let l = &by_container.top[0].0;
+        assert_eq!(l.name, "0123456789ab");
+        assert_eq!(l.container_id, "cri-o://0123456789abcdef");
     }
 }

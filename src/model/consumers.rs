@@ -223,30 +223,72 @@ impl SortDirection {
     }
 }
 
+/// What the consumers table sorts a row by: a consumer, or a group of them
+/// (`owner_group::OwnerGroupRow`), so both sort by one comparison.
+pub trait SortFields {
+    fn sort_pid(&self) -> Option<u32>;
+    fn sort_name(&self) -> &str;
+    fn sort_user(&self) -> Option<&str>;
+    fn sort_container(&self) -> Option<String>;
+    fn sort_pod(&self) -> Option<String>;
+    /// Counts, MR bytes and QP states.
+    fn totals(&self) -> &Consumer;
+    /// The row's identity, unique in its table: the last tie-break.
+    fn row_owner(&self) -> &OwnerKey {
+        &self.totals().owner
+    }
+}
+
+impl SortFields for Consumer {
+    fn sort_pid(&self) -> Option<u32> {
+        self.pid()
+    }
+    fn sort_name(&self) -> &str {
+        &self.name
+    }
+    fn sort_user(&self) -> Option<&str> {
+        self.user()
+    }
+    fn sort_container(&self) -> Option<String> {
+        self.container()
+    }
+    fn sort_pod(&self) -> Option<String> {
+        self.pod()
+    }
+    fn totals(&self) -> &Consumer {
+        self
+    }
+}
+
 /// Sorts rows by `key`; ties fall back to total objects (descending) and then
 /// the owner, so the order is stable from one refresh to the next.
-pub fn sort_consumers(rows: &mut [Consumer], key: SortKey, direction: SortDirection) {
+pub fn sort_consumers<R: SortFields>(rows: &mut [R], key: SortKey, direction: SortDirection) {
     rows.sort_by(|a, b| {
         let primary = compare_by(a, b, key);
         let primary = match direction {
             SortDirection::Ascending => primary,
             SortDirection::Descending => primary.reverse(),
         };
+        let (ta, tb) = (a.totals(), b.totals());
         primary
-            .then_with(|| b.counts.total().cmp(&a.counts.total()))
-            .then_with(|| a.owner.cmp(&b.owner))
+            .then_with(|| tb.counts.total().cmp(&ta.counts.total()))
+            .then_with(|| a.row_owner().cmp(b.row_owner()))
     });
 }
 
-fn compare_by(a: &Consumer, b: &Consumer, key: SortKey) -> Ordering {
+fn compare_by<R: SortFields>(a: &R, b: &R, key: SortKey) -> Ordering {
+    let (ta, tb) = (a.totals(), b.totals());
     match key {
-        SortKey::Pid => a.pid().cmp(&b.pid()),
-        SortKey::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
-        SortKey::User => a.user().cmp(&b.user()),
-        SortKey::Container => a.container().cmp(&b.container()),
-        SortKey::Pod => a.pod().cmp(&b.pod()),
-        SortKey::Count(t) => a.counts.get(t).cmp(&b.counts.get(t)),
-        SortKey::MrBytes => a.mr_bytes.cmp(&b.mr_bytes),
-        SortKey::ErrQps => a.error_qps().cmp(&b.error_qps()),
+        SortKey::Pid => a.sort_pid().cmp(&b.sort_pid()),
+        SortKey::Name => a
+            .sort_name()
+            .to_lowercase()
+            .cmp(&b.sort_name().to_lowercase()),
+        SortKey::User => a.sort_user().cmp(&b.sort_user()),
+        SortKey::Container => a.sort_container().cmp(&b.sort_container()),
+        SortKey::Pod => a.sort_pod().cmp(&b.sort_pod()),
+        SortKey::Count(t) => ta.counts.get(t).cmp(&tb.counts.get(t)),
+        SortKey::MrBytes => ta.mr_bytes.cmp(&tb.mr_bytes),
+        SortKey::ErrQps => ta.error_qps().cmp(&tb.error_qps()),
     }
 }

@@ -14,6 +14,7 @@ pub mod history;
 pub mod limits;
 pub mod objects;
 pub mod owner;
+pub mod owner_group;
 pub mod resource;
 pub mod snapshot;
 pub mod tally;

@@ -11,6 +11,7 @@ use super::duration::parse_duration;
 use super::values::{parse_resource_type, parse_sort_key};
 use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
+use crate::model::owner_group::OwnerGroup;
 use crate::ui::theme::ThemeKind;
 use serde::Deserialize;
 use std::fmt;
@@ -60,6 +61,7 @@ struct RawReport {
 struct RawInteractive {
     mouse: Option<bool>,
     color: Option<bool>,
+    group: Text,
     theme: Text,
     read_only: Option<bool>,
 }
@@ -101,6 +103,8 @@ pub struct Defaults {
     pub crit: Option<Percent>,
     pub mouse: Option<bool>,
     pub color: Option<bool>,
+    /// The consumers table's rows at start (as `--group`).
+    pub group: Option<OwnerGroup>,
     pub theme: Option<ThemeKind>,
     /// No signals to processes (`--read-only`).
     pub read_only: Option<bool>,
@@ -212,6 +216,12 @@ impl Defaults {
             mouse: raw.interactive.mouse,
             color: raw.interactive.color,
             read_only: raw.interactive.read_only,
+            group: raw
+                .interactive
+                .group
+                .as_ref()
+                .map(|v| group(v.get_ref()).map_err(|e| at(text, v.span(), e)))
+                .transpose()?,
             theme: raw
                 .interactive
                 .theme
@@ -251,6 +261,12 @@ impl Defaults {
         }
         Ok(defaults)
     }
+}
+
+fn group(name: &str) -> Result<OwnerGroup, String> {
+    OwnerGroup::from_name(name).ok_or_else(|| {
+        format!("group: unknown grouping {name:?}: expected process, container or pod")
+    })
 }
 
 fn sort_key(name: &str) -> Result<SortKey, String> {

@@ -17,6 +17,7 @@ use crate::export::ExportArgs;
 use crate::model::Thresholds;
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
+use crate::model::owner_group::OwnerGroup;
 use crate::output::OnceOptions;
 use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
@@ -95,6 +96,8 @@ pub struct InteractiveSettings {
     pub mouse: bool,
     /// Use colours (`--no-color`, `color = false`, a non-empty `NO_COLOR`).
     pub color: bool,
+    /// The consumers table's rows at start (`--group`, `group = "pod"`).
+    pub group: OwnerGroup,
     /// The palette (`--theme`, `theme = "light"`).
     pub theme: ThemeKind,
     /// Never send a signal (`--read-only`, `read_only = true`).
@@ -106,6 +109,7 @@ impl Default for InteractiveSettings {
         InteractiveSettings {
             mouse: true,
             color: true,
+            group: OwnerGroup::Process,
             theme: ThemeKind::Default,
             read_only: false,
         }
@@ -172,6 +176,7 @@ impl Settings {
             filter: self.filter.clone(),
             sort: self.report.sort,
             direction: self.report.direction,
+            group: self.interactive.group,
             thresholds: self.report.thresholds,
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,

@@ -9,9 +9,10 @@ use crate::app::cursor::visible_offset;
 use crate::app::layout::TablePane;
 use crate::app::screens::main::MainScreen;
 use crate::app::{Ctx, Focus, Level, Thresholds};
-use crate::model::consumers::{Consumer, SortDirection};
+use crate::model::consumers::SortDirection;
 use crate::model::consumers_growth::{GrowthMark, growth};
 use crate::model::history::BaselineDelta;
+use crate::model::owner_group::{OwnerGroup, OwnerGroupRow};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -47,8 +48,9 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         pane.title,
         Span::styled(
             format!(
-                "Top consumers ({}) {}",
-                main.consumers.len(),
+                "Top consumers{} ({}) {}",
+                grouping_title(main.grouping),
+                main.rows.len(),
                 ctx.filter.scope_label()
             ),
             title_style,
@@ -77,7 +79,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         }
     }
 
-    if main.consumers.is_empty() {
+    if main.rows.is_empty() {
         let message = match (ctx.snapshot, &ctx.filter.text) {
             (None, _) => "collecting…",
             (Some(_), Some(_)) => "nothing matches the filter (Esc clears it)",
@@ -88,19 +90,22 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     }
 
     let height = usize::from(pane.rows.height);
-    let offset = visible_offset(main.consumer_cursor, main.consumers.len(), height);
-    for (i, c) in main.consumers.iter().enumerate().skip(offset).take(height) {
+    let offset = visible_offset(main.consumer_cursor, main.rows.len(), height);
+    for (i, row) in main.rows.iter().enumerate().skip(offset).take(height) {
         let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let c = &row.total;
         let delta = main.deltas.get(&c.owner);
         for p in &placed {
             let (text, style) = match (p.column, delta) {
-                (ConsumerColumn::Trend(t), _) => trend_cell(ctx, c, t, usize::from(p.width), theme),
+                (ConsumerColumn::Trend(t), _) => {
+                    trend_cell(ctx, row, t, usize::from(p.width), theme)
+                }
                 (column, Some(d)) if delta_shown(column) => delta_cell(d, column, theme),
-                (column, _) => cell(c, column, &ctx.config.thresholds, theme),
+                (column, _) => cell(row, column, &ctx.config.thresholds, theme),
             };
             let width = usize::from(p.width);
             let (text, style) = match p.column {
-                ConsumerColumn::Name => with_growth(ctx, c, text, style, width, theme),
+                ConsumerColumn::Name => with_growth(ctx, row, text, style, width, theme),
                 _ => (pad(&text, width, p.column.right_aligned()), style),
             };
             put(buf, pane.rows.x + p.x, y, &text, p.width, style);
@@ -112,23 +117,34 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     }
 }
 
+/// What the title says the rows are, when they are not processes.
+fn grouping_title(grouping: OwnerGroup) -> &'static str {
+    match grouping {
+        OwnerGroup::Process => "",
+        OwnerGroup::Container => " by container",
+        OwnerGroup::Pod => " by pod",
+    }
+}
+
 /// The NAME cell with the owner's growth at its right end: `leaky_svc
 /// ⚠ +30 QP/min` for a leak suspect (the whole name in the alert style),
 /// `↑ +6 QP` while counts keep rising; only the mark when the column is
 /// narrow.
+/// Growth is judged per process: a group's row has no mark of its own.
 fn with_growth(
     ctx: &Ctx,
-    c: &Consumer,
+    row: &OwnerGroupRow,
     name: String,
     style: Style,
     width: usize,
     theme: &Theme,
 ) -> (String, Style) {
-    let Some(g) = ctx
+    let growth = ctx
         .insights
-        .owner(&c.owner)
+        .owner(&row.total.owner)
         .and_then(|t| growth(t, ctx.insights.min_span_ms))
-    else {
+        .filter(|_| !row.is_group());
+    let Some(g) = growth else {
         return (pad(&name, width, false), style);
     };
     let style = match g.mark {
@@ -171,14 +187,18 @@ fn delta_cell(d: &BaselineDelta, column: ConsumerColumn, theme: &Theme) -> (Stri
 }
 
 /// The sparkline of `t` over the trend window; red when it is a leak suspect.
+/// Trends are kept per process: a group's row has none of its own.
 fn trend_cell(
     ctx: &Ctx,
-    c: &Consumer,
+    row: &OwnerGroupRow,
     t: crate::model::ResourceType,
     width: usize,
     theme: &Theme,
 ) -> (String, Style) {
-    let trend = ctx.insights.owner(&c.owner).and_then(|o| o.get(t));
+    if row.is_group() {
+        return (String::new(), theme.dim());
+    }
+    let trend = ctx.insights.owner(&row.total.owner).and_then(|o| o.get(t));
     match trend {
         Some(tt) => {
             let style = if tt.leak_suspect {
@@ -193,18 +213,19 @@ fn trend_cell(
 }
 
 /// The model's cell text, styled: zero counts dim, ERROR QPs red, process
-/// names bold, and a process near its cgroup's rdma quota flagged.
+/// and group names bold, and a process near its cgroup's rdma quota flagged.
 fn cell(
-    c: &Consumer,
+    row: &OwnerGroupRow,
     column: ConsumerColumn,
     thresholds: &Thresholds,
     theme: &Theme,
 ) -> (String, Style) {
-    let text = column.cell(c);
+    let c = &row.total;
+    let text = row.cell(column);
     let style = match (column, column.value(c)) {
         (_, Some(0)) => theme.zero(),
         (ConsumerColumn::ErrQps, Some(_)) => theme.alert(),
-        (ConsumerColumn::Name, _) if c.process.is_some() => theme.bold(),
+        (ConsumerColumn::Name, _) if c.process.is_some() || row.is_group() => theme.bold(),
         (ConsumerColumn::Trend(_), _) => theme.dim(),
         _ => theme.plain(),
     };

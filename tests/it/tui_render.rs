@@ -14,18 +14,18 @@ use restop::source::{CollectRequest, Source};
 use restop::ui;
 use std::time::Duration;
 
-fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+pub(crate) fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, app)).unwrap();
     terminal
 }
 
-fn screen(app: &App, w: u16, h: u16) -> String {
+pub(crate) fn screen(app: &App, w: u16, h: u16) -> String {
     draw(app, w, h).backend().to_string()
 }
 
 /// The demo host, advanced `steps` collections, collected with `details`.
-struct Demo {
+pub(crate) struct Demo {
     source: DemoSource,
 }
 
@@ -46,7 +46,7 @@ impl Demo {
     }
 
     /// Feeds one collection made the way the app last asked.
-    fn feed(&mut self, app: &mut App, details: DetailScope) -> Vec<Command> {
+    pub(crate) fn feed(&mut self, app: &mut App, details: DetailScope) -> Vec<Command> {
         let snapshot = self.collect(&details);
         let now = snapshot
             .meta
@@ -58,7 +58,7 @@ impl Demo {
     }
 }
 
-fn demo_app(w: u16, h: u16, config: AppConfig) -> (App, Demo) {
+pub(crate) fn demo_app(w: u16, h: u16, config: AppConfig) -> (App, Demo) {
     let mut app = App::new(config, SourceKind::Demo);
     app.update(Event::Resize(w, h));
     let mut demo = Demo::new();

@@ -1,19 +1,22 @@
 //! The main screen: the device pane over the top-consumers table. Tab moves
-//! the focus between them; Enter opens a consumer's drill-down or a device's view.
+//! the focus between them; Enter opens a consumer's drill-down, a group's
+//! processes or a device's view. `o` groups the consumers by container or pod.
 
 use super::device::DeviceScreen;
 use super::drill::DrillView;
+use super::group::GroupScreen;
 use super::{Ctx, Pane, page_of};
 use crate::app::columns::{ConsumerColumn, PlacedColumn, fit_consumer_columns_named};
 use crate::app::config::default_direction;
 use crate::app::cursor::{Cursor, visible_offset};
 use crate::app::devices_view::{DeviceRow, device_rows};
 use crate::app::layout::{MainLayout, contains, contains_y, main_layout};
-use crate::app::trends_view::{baseline_deltas, sort_by_delta};
+use crate::app::trends_view::{baseline_deltas, group_deltas, sort_by_delta};
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
 use crate::model::consumers_growth::growth;
 use crate::model::history::BaselineDelta;
+use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -31,23 +34,31 @@ pub enum Focus {
 pub struct MainScreen {
     pub devices: Vec<DeviceRow>,
     pub device_cursor: Cursor,
+    /// Every consumer the filters admit, in row order (a group's members together):
+    /// the rows themselves when grouping by process.
     pub consumers: Vec<Consumer>,
+    /// The consumers table's rows: consumers, or the containers or pods they run in.
+    pub rows: Vec<OwnerGroupRow>,
+    /// What a row of the consumers table stands for (`o` cycles).
+    pub grouping: OwnerGroup,
     pub consumer_cursor: Cursor,
-    /// The selected consumer, followed across refreshes and re-sorts.
+    /// The selected consumer, followed across refreshes, re-sorts and regrouping.
     selected_owner: Option<OwnerKey>,
     pub focus: Focus,
     pub sort: SortKey,
     pub direction: SortDirection,
-    /// Per consumer, the change since the baseline (empty without one).
+    /// Per row (under its total's owner), the change since the baseline (empty without one).
     pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
 }
 
 impl MainScreen {
-    pub fn new(sort: SortKey, direction: SortDirection) -> MainScreen {
+    pub fn new(sort: SortKey, direction: SortDirection, grouping: OwnerGroup) -> MainScreen {
         MainScreen {
             devices: Vec::new(),
             device_cursor: Cursor::default(),
             consumers: Vec::new(),
+            rows: Vec::new(),
+            grouping,
             consumer_cursor: Cursor::default(),
             selected_owner: None,
             focus: Focus::Consumers,
@@ -57,8 +68,20 @@ impl MainScreen {
         }
     }
 
+    /// The selected row's consumer: a process, or a group's members summed.
     pub fn selected_consumer(&self) -> Option<&Consumer> {
-        self.consumers.get(self.consumer_cursor.selected)
+        self.selected_row().map(|r| &r.total)
+    }
+
+    pub fn selected_row(&self) -> Option<&OwnerGroupRow> {
+        self.rows.get(self.consumer_cursor.selected)
+    }
+
+    /// `o`: the next grouping (process → container → pod), the selection kept on the
+    /// row that holds the selected consumer.
+    pub fn cycle_grouping(&mut self, ctx: &Ctx) {
+        self.grouping = self.grouping.next();
+        self.refresh(ctx);
     }
 
     pub fn layout(&self, body: Rect) -> MainLayout {
@@ -67,8 +90,13 @@ impl MainScreen {
 
     /// Sorts by the chosen column; with a baseline, counts sort by their change.
     fn resort(&mut self) {
-        sort_consumers(&mut self.consumers, self.sort, self.direction);
-        sort_by_delta(&mut self.consumers, &self.deltas, self.sort, self.direction);
+        sort_consumers(&mut self.rows, self.sort, self.direction);
+        sort_by_delta(&mut self.rows, &self.deltas, self.sort, self.direction);
+        self.consumers = self
+            .rows
+            .iter()
+            .flat_map(|r| r.members.iter().cloned())
+            .collect();
         self.restore_selection();
     }
 
@@ -126,7 +154,7 @@ impl MainScreen {
 
     fn restore_selection(&mut self) {
         if let Some(owner) = &self.selected_owner
-            && let Some(i) = self.consumers.iter().position(|c| &c.owner == owner)
+            && let Some(i) = self.rows.iter().position(|r| r.holds(owner))
         {
             self.consumer_cursor.selected = i;
         }
@@ -134,9 +162,15 @@ impl MainScreen {
     }
 
     fn remember_consumer(&mut self) {
-        let len = self.consumers.len();
+        let len = self.rows.len();
         self.consumer_cursor.selected = self.consumer_cursor.selected.min(len.saturating_sub(1));
-        self.selected_owner = self.selected_consumer().map(|c| c.owner.clone());
+        // A group keeps the member it was reached by, so going back to processes
+        // lands on that process.
+        let selected = self.selected_row();
+        let kept = matches!((selected, &self.selected_owner), (Some(r), Some(o)) if r.holds(o));
+        if !kept {
+            self.selected_owner = selected.map(|r| r.total.owner.clone());
+        }
     }
 
     fn click_devices(&mut self, main: &MainLayout, y: u16) {
@@ -161,7 +195,7 @@ impl MainScreen {
                 self.sort_by(p.column.sort_key());
             }
         } else if let Some(i) = pane.row_at(y) {
-            let len = self.consumers.len();
+            let len = self.rows.len();
             let height = usize::from(pane.rows.height);
             if self.consumer_cursor.select_visible(i, len, height) {
                 self.remember_consumer();
@@ -180,8 +214,10 @@ impl Pane for MainScreen {
             return;
         };
         self.devices = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
-        self.consumers = consumers(snapshot, ctx.filter);
-        self.deltas = baseline_deltas(ctx.history, snapshot, &self.consumers, ctx.filter);
+        let consumers = consumers(snapshot, ctx.filter);
+        let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
+        self.rows = group_consumers(&consumers, self.grouping);
+        self.deltas = group_deltas(&self.rows, &deltas);
         self.resort();
     }
 
@@ -189,10 +225,8 @@ impl Pane for MainScreen {
         let main = self.layout(ctx.body);
         self.device_cursor
             .settle(self.devices.len(), usize::from(main.devices.rows.height));
-        self.consumer_cursor.settle(
-            self.consumers.len(),
-            usize::from(main.consumers.rows.height),
-        );
+        self.consumer_cursor
+            .settle(self.rows.len(), usize::from(main.consumers.rows.height));
     }
 
     fn page_rows(&self, ctx: &Ctx) -> u16 {
@@ -207,7 +241,7 @@ impl Pane for MainScreen {
         match self.focus {
             Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
             Focus::Consumers => {
-                self.consumer_cursor.move_by(delta, self.consumers.len());
+                self.consumer_cursor.move_by(delta, self.rows.len());
                 self.remember_consumer();
             }
         }
@@ -218,8 +252,14 @@ impl Pane for MainScreen {
             let device = self.devices.get(self.device_cursor.selected)?;
             return Some(Box::new(DeviceScreen::new(device.name.clone())));
         }
-        let owner = self.selected_consumer()?.owner.clone();
-        Some(Box::new(DrillView::new(owner, ctx.filter)))
+        let row = self.selected_row()?;
+        if row.is_group() {
+            return Some(Box::new(GroupScreen::new(row, self.grouping)));
+        }
+        Some(Box::new(DrillView::new(
+            row.total.owner.clone(),
+            ctx.filter,
+        )))
     }
 
     fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
@@ -268,7 +308,7 @@ impl Pane for MainScreen {
         } else {
             self.consumer_cursor.scroll_by(
                 delta,
-                self.consumers.len(),
+                self.rows.len(),
                 usize::from(main.consumers.rows.height),
             );
             self.remember_consumer();
@@ -294,12 +334,29 @@ impl Pane for MainScreen {
     }
 
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("⏎", " details "),
-            ("e", " errors "),
-            ("/", " filter "),
-            ("F6", " sort "),
-        ]
+        // Grouped, the footer says so (and that `o` goes on to the next grouping).
+        match self.grouping {
+            OwnerGroup::Process => &[
+                ("⏎", " details "),
+                ("e", " errors "),
+                ("/", " filter "),
+                ("F6", " sort "),
+            ],
+            OwnerGroup::Container => &[
+                ("⏎", " open "),
+                ("o", " by container "),
+                ("e", " errors "),
+                ("/", " filter "),
+                ("F6", " sort "),
+            ],
+            OwnerGroup::Pod => &[
+                ("⏎", " open "),
+                ("o", " by pod "),
+                ("e", " errors "),
+                ("/", " filter "),
+                ("F6", " sort "),
+            ],
+        }
     }
 
     fn as_any(&self) -> &dyn Any {

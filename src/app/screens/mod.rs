@@ -12,6 +12,7 @@ pub mod counters;
 pub mod device;
 pub mod drill;
 pub mod error_qps;
+pub mod group;
 pub mod help;
 pub mod main;
 pub mod message;

@@ -27,6 +27,7 @@ fn every_key_is_read() {
     assert_eq!(d.retention, Some(Duration::from_secs(600)));
     assert_eq!(d.export_interval, Some(Duration::from_secs(15)));
     assert_eq!(d.read_only, Some(false));
+    assert_eq!(d.group, Some(OwnerGroup::Process));
     let text = "[source]\ninterval = \"1m30s\"\ntimeout = \"500ms\"\nobjects_every = \"1h\"\n\
                 verbs = false\n[report]\ncolumns = [\"qp\", \"MR\", \"qp\"]\n\
                 [interactive]\nmouse = false\ncolor = false\n\
@@ -82,6 +83,11 @@ fn wrong_types_and_syntax_name_their_line() {
 fn bad_values_are_refused_with_their_line() {
     for (text, line, says) in [
         ("[report]\nsort = \"colour\"\n", 2, "unknown sort key"),
+        (
+            "[interactive]\ngroup = \"node\"\n",
+            2,
+            "group: unknown grouping",
+        ),
         ("[report]\ntop = -1\n", 2, "top"),
         ("[report]\ncolumns = [\"qp\", \"counter\"]\n", 2, "counter"),
         ("[report]\nwarn = 0\n", 2, "warn 0"),
