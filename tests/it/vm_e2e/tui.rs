@@ -292,3 +292,29 @@ fn device_view_shows_rdmas_per_device_counts() {
     });
     f.finish("device view");
 }
+
+#[test]
+fn the_signal_dialog_ends_a_throwaway_workload_and_says_so() {
+    let Some(c) = compared() else { return };
+    let dir = c.results.dir.join("tui");
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("tui/{name}: {e} (in {})", dir.display()))
+    };
+    let pid = read("victim.pid").trim().to_string();
+    let dialog = read("signal-dialog.txt");
+    assert!(
+        dialog.contains(&format!("pid {pid} ")) && dialog.contains("SIGTERM"),
+        "the dialog (K) does not name the throwaway process {pid}:\n{dialog}"
+    );
+    let rc = read("victim.rc").trim().to_string();
+    assert_ne!(
+        rc, "alive",
+        "process {pid} still ran 10 s after the signal was confirmed"
+    );
+    let sent = read("signal-sent.txt");
+    assert!(
+        sent.contains(&format!("sent to pid {pid}")),
+        "the footer does not say the signal was sent:\n{sent}"
+    );
+}

@@ -24,7 +24,8 @@
 #   restop-export.*, restop.prom     `restop export --textfile --once` and its file
 #   restop-json-dev-rxe1.*, restop-json-pid-thread.*   --json with --dev rxe1 / --pid <a worker tid>
 #   restop-user-json.*, restop-user-once.*   as uid 1000
-#   tui/         main.txt, errors.txt, device.txt (the device view), quit.txt (screens; *.alternate: 1 = alternate screen),
+#   tui/         main.txt, errors.txt, device.txt (the device view), signal-*.txt and
+#                victim.{pid,rc} (the signal dialog), quit.txt (screens; *.alternate: 1 = alternate screen),
 #                rc, stty-after.txt, rdma-before/ rdma-after/ tasks-*.tsv around errors.txt
 #   churn/       json-NN.*, once-NN.*, churn.log (the churn workload's summary line),
 #                flash.log (short-lived processes), flash.count
@@ -80,6 +81,48 @@ phase_user() {
 	mark "user-done"
 }
 
+# The signal dialog on a throwaway workload of its own: filter the view to its
+# pid, K, check the dialog names it, Enter (SIGTERM, the default). Output in
+# tui/: signal-dialog.txt, signal-sent.txt, victim.pid, victim.rc (its exit
+# status as `wait` gives it: 143 for SIGTERM; "alive" if it outlived 10 s).
+phase_tui_signal() {
+	local d=$OUT/tui _
+	# leave the device view, focus back on the consumers (Tab)
+	tmux send-keys -t tui Escape
+	sleep 0.5
+	tmux send-keys -t tui Tab
+	spawn victim vm_workload -r /tmp/victim.ready -d rxe0 -g "$RXE0_GID" threads
+	echo "$PID_victim" >"$d/victim.pid"
+	wait_ready /tmp/victim.ready 30 || return 1
+	tui_wait tui 30 -E "^ *$PID_victim .*vm_workload" || return 1
+	tmux send-keys -t tui / "$PID_victim" Enter
+	sleep 1
+	tmux send-keys -t tui K
+	tui_wait tui 10 "pid $PID_victim " || return 1
+	tui_capture tui tui/signal-dialog.txt
+	# only ever confirm a dialog that names the throwaway process
+	if grep -q "pid $PID_victim " "$d/signal-dialog.txt"; then
+		tmux send-keys -t tui Enter
+	else
+		tmux send-keys -t tui Escape
+	fi
+	for _ in $(seq 50); do
+		kill -0 "$PID_victim" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$PID_victim" 2>/dev/null; then
+		echo alive >"$d/victim.rc"
+		kill -KILL "$PID_victim"
+	fi
+	wait "$PID_victim"
+	local rc=$?
+	[ -s "$d/victim.rc" ] || echo "$rc" >"$d/victim.rc"
+	tui_wait tui 5 "sent to pid $PID_victim"
+	tui_capture tui tui/signal-sent.txt
+	tmux send-keys -t tui Escape
+	mark "tui-signal-done"
+}
+
 phase_tui() {
 	local w
 	tui_start tui tui restop -d 500ms
@@ -110,6 +153,7 @@ phase_tui() {
 	tui_capture tui tui/device.txt
 	rdma_dump tui/rdma-device "qp pd ctx"
 	task_map tui/tasks-device.tsv
+	phase_tui_signal
 	tui_quit tui tui
 	mark "tui-done"
 }
