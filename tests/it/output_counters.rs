@@ -2,6 +2,7 @@
 //! docs/json.md), the `--once` COUNTERS section, and the exporter families,
 //! over the simulated host (mlx5 names, a storm on mlx5_1, a flap on mlx5_0).
 
+use crate::vm_support::schema;
 use restop::demo::DemoSource;
 use restop::export::collector::Collector;
 use restop::model::Snapshot;
@@ -28,28 +29,12 @@ fn port(doc: &Value, device: &str) -> Value {
         .clone()
 }
 
-const PORT_KEYS: &[&str] = &[
-    "counters",
-    "counters_source",
-    "sysfs_counters",
-    "counters_read_at_ms",
-    "rates",
-    "sysfs_rates",
-    "rates_interval_s",
-    "counter_resets",
-    "link_rate",
-    "link_rate_mbps",
-    "throughput",
-    "health",
-    "counter_notes",
-];
-
 #[test]
 fn every_port_has_every_counter_key_and_a_first_read_has_no_rates() {
     let first = serde_json::to_value(render_json(&demo(1)[0], &Filter::default())).unwrap();
     for d in first["devices"].as_array().unwrap() {
         for p in d["ports"].as_array().unwrap() {
-            for key in PORT_KEYS {
+            for key in schema::PORT {
                 assert!(p.get(*key).is_some(), "{} port: no {key}", d["name"]);
             }
             assert!(p["rates"].is_null() && p["throughput"].is_null());

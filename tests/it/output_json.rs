@@ -1,6 +1,7 @@
 //! The `--json` document: golden output on the fixture, and its shape
 //! checked against the schema in docs/json.md.
 
+use crate::vm_support::schema;
 use restop::model::filter::Filter;
 use restop::output::render_json;
 use serde_json::Value;
@@ -68,49 +69,8 @@ fn top_level_and_meta_keys_match_the_schema() {
 fn device_keys_match_the_schema() {
     let doc = document(&Filter::default());
     let dev = &doc["devices"][0];
-    assert_eq!(
-        keys(dev),
-        sorted(&[
-            "name",
-            "index",
-            "node_guid",
-            "fw_version",
-            "node_type",
-            "protocol",
-            "pci",
-            "pf",
-            "ports",
-            "usage",
-            "object_limits",
-            "objects_collected_at_ms",
-            "objects_collected_at_ms_by_type",
-            "object_errors"
-        ])
-    );
-    assert_eq!(
-        keys(&dev["ports"][0]),
-        sorted(&[
-            "index",
-            "state",
-            "phys_state",
-            "netdev",
-            "counters",
-            "counters_source",
-            "sysfs_counters",
-            "counters_read_at_ms",
-            "rates",
-            "sysfs_rates",
-            "rates_interval_s",
-            "counter_resets",
-            "link_rate",
-            "link_rate_mbps",
-            "throughput",
-            "health",
-            "counter_notes",
-            "bound_counters",
-            "bound_counters_note"
-        ])
-    );
+    assert_eq!(keys(dev), sorted(schema::DEVICE));
+    assert_eq!(keys(&dev["ports"][0]), sorted(schema::PORT));
     assert_eq!(dev["ports"][0]["state"], "ACTIVE");
     assert_eq!(dev["ports"][0]["phys_state"], "LINK_UP");
     assert_eq!(

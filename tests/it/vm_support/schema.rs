@@ -38,7 +38,7 @@ const WARNING_KINDS: &[&str] = &[
     "limit",
     "other",
 ];
-const DEVICE: &[&str] = &[
+pub(crate) const DEVICE: &[&str] = &[
     "name",
     "index",
     "node_guid",
@@ -49,10 +49,12 @@ const DEVICE: &[&str] = &[
     "pf",
     "ports",
     "usage",
+    "object_limits",
     "objects_collected_at_ms",
+    "objects_collected_at_ms_by_type",
     "object_errors",
 ];
-const PORT: &[&str] = &[
+pub(crate) const PORT: &[&str] = &[
     "index",
     "state",
     "phys_state",
@@ -70,6 +72,8 @@ const PORT: &[&str] = &[
     "throughput",
     "health",
     "counter_notes",
+    "bound_counters",
+    "bound_counters_note",
 ];
 const USAGE: &[&str] = &["current", "max", "ratio"];
 const OBJECT_ERROR: &[&str] = &["type", "message"];
