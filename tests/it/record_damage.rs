@@ -1,40 +1,17 @@
 //! Damaged, foreign and empty files: reading never panics, keeps every
 //! intact snapshot before the damage, and says where the damage is.
 
+use crate::support::recording::{Sample, demo_recording};
 use proptest::prelude::*;
-use restop::demo::DemoSource;
 use restop::model::{DetailScope, SourceKind};
 use restop::record::{RecordError, RecordWriter, ReplaySource};
-use restop::source::{CollectRequest, Source};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 /// A recording of five demo snapshots, and where each snapshot frame starts.
-struct Sample {
-    bytes: Vec<u8>,
-    starts: Vec<u64>,
-}
-
 fn sample() -> &'static Sample {
     static SAMPLE: OnceLock<Sample> = OnceLock::new();
-    SAMPLE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sample.rec");
-        let mut writer =
-            RecordWriter::open(&path, SourceKind::Demo, Duration::from_secs(1)).unwrap();
-        let mut source = DemoSource::new(2, Duration::from_secs(1));
-        let mut starts = Vec::new();
-        for _ in 0..5 {
-            let snapshot = source.collect(&CollectRequest::default()).unwrap();
-            starts.push(writer.size());
-            writer.append(&snapshot, &DetailScope::ErrorsOnly).unwrap();
-        }
-        drop(writer);
-        Sample {
-            bytes: std::fs::read(&path).unwrap(),
-            starts,
-        }
-    })
+    SAMPLE.get_or_init(|| demo_recording(2, 5))
 }
 
 fn open(bytes: Vec<u8>) -> Result<ReplaySource, RecordError> {

@@ -5,42 +5,19 @@
 //! skipped with its offset and size, and no snapshot that could be replayed
 //! before a `--record` is lost by it.
 
-use restop::demo::DemoSource;
-use restop::model::{DetailScope, SourceKind};
+use crate::support::recording::{Sample, demo_recording};
+use restop::model::SourceKind;
 use restop::record::format::{FLAG_DEFLATE, FLAG_KEYFRAME, KIND_SNAPSHOT, encode_frame};
 use restop::record::{RecordWriter, ReplaySource};
-use restop::source::{CollectRequest, Source};
 use std::io::Write;
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Eighty demo snapshots (two keyframes), and where each snapshot frame starts.
-struct Sample {
-    bytes: Vec<u8>,
-    starts: Vec<u64>,
-}
-
 fn sample() -> &'static Sample {
     static SAMPLE: OnceLock<Sample> = OnceLock::new();
-    SAMPLE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sample.rec");
-        let mut writer =
-            RecordWriter::open(&path, SourceKind::Demo, Duration::from_secs(1)).unwrap();
-        let mut source = DemoSource::new(3, Duration::from_secs(1));
-        let mut starts = Vec::new();
-        for _ in 0..80 {
-            let snapshot = source.collect(&CollectRequest::default()).unwrap();
-            starts.push(writer.size());
-            writer.append(&snapshot, &DetailScope::ErrorsOnly).unwrap();
-        }
-        drop(writer);
-        Sample {
-            bytes: std::fs::read(&path).unwrap(),
-            starts,
-        }
-    })
+    SAMPLE.get_or_init(|| demo_recording(3, 80))
 }
 
 fn replay(bytes: &[u8]) -> Option<ReplaySource> {

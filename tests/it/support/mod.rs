@@ -3,3 +3,4 @@
 pub mod fake_kernel;
 pub mod fake_proc;
 pub mod prometheus;
+pub mod recording;
