@@ -226,13 +226,25 @@ impl SortDirection {
 /// What the consumers table sorts a row by: a consumer, or a group of them
 /// (`owner_group::OwnerGroupRow`), so both sort by one comparison.
 pub trait SortFields {
-    fn sort_pid(&self) -> Option<u32>;
-    fn sort_name(&self) -> &str;
-    fn sort_user(&self) -> Option<&str>;
-    fn sort_container(&self) -> Option<String>;
-    fn sort_pod(&self) -> Option<String>;
-    /// Counts, MR bytes and QP states.
+    /// Counts, MR bytes and QP states; for a consumer, itself.
     fn totals(&self) -> &Consumer;
+    /// The identity fields default to the totals' (a consumer's own); a group
+    /// row answers for its members.
+    fn sort_pid(&self) -> Option<u32> {
+        self.totals().pid()
+    }
+    fn sort_name(&self) -> &str {
+        &self.totals().name
+    }
+    fn sort_user(&self) -> Option<&str> {
+        self.totals().user()
+    }
+    fn sort_container(&self) -> Option<String> {
+        self.totals().container()
+    }
+    fn sort_pod(&self) -> Option<String> {
+        self.totals().pod()
+    }
     /// The row's identity, unique in its table: the last tie-break.
     fn row_owner(&self) -> &OwnerKey {
         &self.totals().owner
@@ -240,21 +252,6 @@ pub trait SortFields {
 }
 
 impl SortFields for Consumer {
-    fn sort_pid(&self) -> Option<u32> {
-        self.pid()
-    }
-    fn sort_name(&self) -> &str {
-        &self.name
-    }
-    fn sort_user(&self) -> Option<&str> {
-        self.user()
-    }
-    fn sort_container(&self) -> Option<String> {
-        self.container()
-    }
-    fn sort_pod(&self) -> Option<String> {
-        self.pod()
-    }
     fn totals(&self) -> &Consumer {
         self
     }
