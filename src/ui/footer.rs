@@ -1,4 +1,7 @@
 //! The bottom line: the filter being typed, or the keys that matter most.
+//! While a modal box (signal dialog, sort menu, help, message) is open it
+//! takes every key, so the footer names the box's keys, not the screen's
+//! under it.
 
 use super::consumers::sort_marker;
 use super::fit::{Part, fit_parts};
@@ -29,8 +32,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     }
     let mut parts = Vec::new();
-    let on_main = app.on_main();
-    if on_main {
+    let modal = app.top().overlay();
+    if app.on_main() && !modal {
         let sorted = consumer_columns(&app.filter)
             .into_iter()
             .find(|c| c.sort_key() == app.main.sort)
@@ -65,8 +68,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 /// The sort hint loses its key and word only after most hints are gone.
 const COST_SHORT_SORT: u8 = 150;
 
-/// The keys named on the current screen, most important first.
+/// The keys named on the current screen, most important first: a modal
+/// box's own when one is open.
 fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
+    let top = app.top();
+    if top.overlay() {
+        return top.hints().to_vec();
+    }
     let on_main = app.on_main();
     let mut hints: Vec<(&'static str, &'static str)> = vec![("q", " quit "), ("?", " help ")];
     let replay = app.replay.is_some();

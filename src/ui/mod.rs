@@ -23,6 +23,7 @@ pub mod theme;
 use crate::app::App;
 use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, too_small};
 use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::widgets::{Paragraph, Wrap};
 use theme::Theme;
 
@@ -45,6 +46,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
     footer::draw(frame, l.footer, app, &theme);
     let top = app.top();
     if top.overlay() {
-        top.render(frame, area, &ctx, &theme);
+        // A modal box never covers the footer: the footer names its keys.
+        let above_footer = Rect {
+            height: l.footer.y.saturating_sub(area.y),
+            ..area
+        };
+        top.render(frame, above_footer, &ctx, &theme);
     }
 }

@@ -151,6 +151,13 @@ fn sort_menu_80x24() {
 }
 
 #[test]
+fn sort_menu_40x12() {
+    let mut app = app_sized(40, 12);
+    app.update(key(KeyCode::F(6)));
+    insta::assert_snapshot!(screen(&app, 40, 12));
+}
+
+#[test]
 fn device_view_80x24() {
     let mut app = app();
     app.update(key(KeyCode::Tab));

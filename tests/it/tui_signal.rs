@@ -186,4 +186,27 @@ fn dialog_snapshot() {
     let mut app = live();
     app.update(key(KeyCode::F(9)));
     insta::assert_snapshot!("signal_dialog_80x24", screen(&app, 80, 24));
+    app.update(Event::Resize(40, 12));
+    insta::assert_snapshot!("signal_dialog_40x12", screen(&app, 40, 12));
+}
+
+#[test]
+fn the_footer_names_the_dialogs_keys_not_the_screens_below() {
+    let mut app = live();
+    app.update(key(KeyCode::F(9)));
+    for (w, h) in [(80, 24), (40, 12)] {
+        app.update(Event::Resize(w, h));
+        let text = screen(&app, w, h);
+        let footer = text.lines().last().unwrap();
+        assert!(footer.contains("↑↓ choose ⏎ send Esc cancel"), "{footer}");
+        for below in ["sort QP", "q quit", "F6 sort", "freeze"] {
+            assert!(!footer.contains(below), "{w}x{h}: {footer}");
+        }
+    }
+    app.update(key(KeyCode::Esc));
+    let footer = screen(&app, 40, 12).lines().last().unwrap().to_string();
+    assert!(
+        footer.contains("q quit"),
+        "the screen's keys again: {footer}"
+    );
 }

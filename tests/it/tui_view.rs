@@ -229,6 +229,27 @@ fn the_footer_names_trends_baseline_and_alerts_when_there_is_room() {
 }
 
 #[test]
+fn a_modal_boxs_footer_names_its_keys_only() {
+    for (w, h) in [(80, 24), (40, 12)] {
+        let boxes = [
+            (key(KeyCode::F(6)), "↑↓ choose ⏎ sort Esc cancel"),
+            (ch('?'), "↑↓ scroll Esc close"),
+            (ch('w'), "↑↓ scroll Esc close"),
+        ];
+        for (open, keys) in boxes {
+            let mut app = app_sized(w, h);
+            app.update(open);
+            let text = screen(&app, w, h);
+            let footer = text.lines().last().unwrap();
+            assert!(footer.contains(keys), "{w}x{h}: {footer}");
+            for below in ["sort QP", "q quit", "⏎ details", "freeze"] {
+                assert!(!footer.contains(below), "{w}x{h}: {footer}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_leak_suspects_for_is_the_time_since_it_was_first_seen() {
     use restop::demo::DemoSource;
     use restop::model::history::AlertKind;

@@ -88,7 +88,7 @@ impl Pane for HelpScreen {
     }
 
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+        &[("↑↓", " scroll "), ("Esc", " close ")]
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -112,7 +112,7 @@ impl Pane for MessageScreen {
     }
 
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+        &[("↑↓", " scroll "), ("Esc", " close ")]
     }
 
     fn as_any(&self) -> &dyn Any {

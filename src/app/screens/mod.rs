@@ -126,10 +126,12 @@ pub trait Pane: Debug + Any {
     /// A left click at (`x`, `y`): select a row, sort by a column.
     fn click(&mut self, _x: u16, _y: u16, _ctx: &Ctx) {}
 
-    /// Draws the screen in `ctx.body` (an overlay: over the whole `area`).
+    /// Draws the screen in `ctx.body` (an overlay: over `area`, the whole
+    /// screen above the footer).
     fn render(&self, frame: &mut Frame, area: Rect, ctx: &Ctx, theme: &Theme);
 
-    /// The keys the footer names on this screen.
+    /// The keys the footer names on this screen. An overlay's are the only
+    /// ones named while it is open: it takes every key.
     fn hints(&self) -> &'static [(&'static str, &'static str)];
 
     /// Offered every action before the application: a modal screen (help)

@@ -244,7 +244,7 @@ impl Pane for SignalScreen {
     }
 
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[("⏎", " send "), ("Esc", " cancel ")]
+        &[("↑↓", " choose "), ("⏎", " send "), ("Esc", " cancel ")]
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -112,7 +112,7 @@ impl Pane for SortMenu {
     }
 
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[("⏎", " sort "), ("Esc", " cancel ")]
+        &[("↑↓", " choose "), ("⏎", " sort "), ("Esc", " cancel ")]
     }
 
     fn as_any(&self) -> &dyn Any {
