@@ -159,7 +159,10 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("e", "ERROR-QP pane: every QP in ERR/SQE, oldest first"),
     ("a", "alerts: leak suspects, lingering ERR QPs, warnings"),
-    ("c", "NIC counters of the selected device's port"),
+    (
+        "c",
+        "NIC counters of the port of the selected device, QP, alert",
+    ),
     (
         "b",
         "mark a baseline: counts show the change since; b clears",

@@ -209,14 +209,20 @@ pub fn error_columns() -> Vec<Column> {
     ]
 }
 
+/// The id of an ERROR QP's row: its device and QP number, stable across refreshes.
+pub fn error_row_id(insight: &ErrorQpInsight) -> RowId {
+    let q = &insight.qp.qp;
+    (
+        q.device,
+        Object::Qp(q.clone()).dedup_key().unwrap_or(u64::MAX),
+    )
+}
+
 pub fn error_row(insight: &ErrorQpInsight) -> Row {
     let (e, age) = (&insight.qp, insight.age);
     let q = &e.qp;
     Row {
-        id: (
-            q.device,
-            Object::Qp(q.clone()).dedup_key().unwrap_or(u64::MAX),
-        ),
+        id: error_row_id(insight),
         cells: vec![
             Cell::Num(e.pid().map(u64::from)),
             Cell::Text(e.owner_name.clone()),

@@ -1,7 +1,7 @@
 //! How the TUI shows what the history says (`model::history::Insights`):
 //! deltas since the baseline in the consumers table, and the alerts panel's rows.
 
-use super::object_table::{Cell, Column, Row};
+use super::object_table::{Cell, Column, Row, RowId};
 use crate::model::consumers::{Consumer, SortDirection, SortFields, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::{Alert, AlertKind, BaselineDelta, History, OwnerHoldings};
@@ -101,7 +101,7 @@ pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: UnixMs) -> Vec<
     let mut rows: Vec<Row> = warnings
         .iter()
         .map(|w| Row {
-            id: row_id(0, &w.message),
+            id: row_id(WARNING_GROUP, &w.message),
             cells: vec![
                 Cell::Text(warning_kind(w)),
                 Cell::Age {
@@ -118,7 +118,7 @@ pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: UnixMs) -> Vec<
     rows.extend(alerts.iter().map(|a| {
         let ms = a.since_ms.map(|since| at_ms.since(since));
         Row {
-            id: row_id(1 + a.kind as u32, &(&a.owner, &a.device)),
+            id: alert_row_id(a),
             cells: vec![
                 Cell::Text(a.kind.name().to_string()),
                 Cell::Age {
@@ -138,6 +138,19 @@ pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: UnixMs) -> Vec<
     }));
     rows
 }
+
+/// The id of an alert's row: its kind, owner and device, stable across refreshes.
+pub fn alert_row_id(a: &Alert) -> RowId {
+    row_id(1 + a.kind as u32, &(&a.owner, &a.device))
+}
+
+/// Whether a row of the alerts panel is one of the snapshot's warnings.
+pub fn is_warning_row(id: RowId) -> bool {
+    id.0 == WARNING_GROUP
+}
+
+/// The id group of the warnings' rows; alerts are `1 + kind`.
+const WARNING_GROUP: u32 = 0;
 
 /// A warning's kind as JSON spells it (`permission`, `dump_failed`, ...).
 fn warning_kind(w: &Warning) -> String {

@@ -344,16 +344,19 @@ impl App {
         self.settle_cursors();
     }
 
-    /// `c`: the counters view of the port the top screen points at; `c`
-    /// on the counters view closes it.
+    /// `c`: the counters view of the port the top screen points at (or, in
+    /// the footer, why its selection has none); `c` on the counters view
+    /// closes it.
     fn open_counters(&mut self) {
         if self.screens.last().is_some_and(|s| s.id() == "counters") {
             self.back();
             return;
         }
-        let port = self.with_top(|pane, ctx| pane.counters_port(ctx));
-        if let Some((device, port)) = port {
-            self.open(Box::new(CountersScreen::new(device, port)));
+        match self.with_top(|pane, ctx| pane.counters_port(ctx)) {
+            Some(Ok((device, port))) => self.open(Box::new(CountersScreen::new(device, port))),
+            // Why the selected row leads to no port, until the next key.
+            Some(Err(why)) => self.status = Some(why),
+            None => {}
         }
     }
 

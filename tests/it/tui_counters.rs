@@ -5,6 +5,7 @@
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use restop::app::screens::counters::CountersScreen;
 use restop::app::{App, AppConfig, Event};
 use restop::demo::DemoSource;
 use restop::model::{DetailScope, SourceKind};
@@ -23,10 +24,18 @@ fn screen(app: &App, w: u16, h: u16) -> String {
 /// The demo app after `reads` collections 2 s apart (the storm on mlx5_1
 /// starts 20 s in).
 fn demo_after(reads: usize, w: u16, h: u16) -> App {
-    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    demo_until(AppConfig::default(), reads, w, h, |_| false)
+}
+
+/// The demo app with `config`, fed until `done` holds (at most `reads` collections).
+fn demo_until(config: AppConfig, reads: usize, w: u16, h: u16, done: impl Fn(&App) -> bool) -> App {
+    let mut app = App::new(config, SourceKind::Demo);
     app.update(Event::Resize(w, h));
     let mut demo = DemoSource::new(1, Duration::from_secs(2));
     for _ in 0..reads {
+        if done(&app) {
+            break;
+        }
         let s = demo
             .collect(&CollectRequest {
                 details: DetailScope::ErrorsOnly,
@@ -161,4 +170,139 @@ fn every_counters_screen_draws_at_every_size() {
         assert!(counters.contains("COUNTER"), "{w}x{h}:\n{counters}");
         app.update(ch('c'));
     }
+}
+
+/// The first cell of the selected alert's row: its kind.
+fn selected_kind(app: &App) -> String {
+    use restop::app::object_table::Cell;
+    match crate::tui_common::alerts_pane(app)
+        .selected()
+        .and_then(|r| r.cells.first())
+    {
+        Some(Cell::Text(kind)) => kind.clone(),
+        other => panic!("no kind: {other:?}"),
+    }
+}
+
+/// Moves the alerts panel's selection to the first row of `kind`.
+fn select_alert(app: &mut App, kind: &str) {
+    app.update(key(KeyCode::Home));
+    for _ in 0..crate::tui_common::alerts_pane(app).rows.len() {
+        if selected_kind(app) == kind {
+            return;
+        }
+        app.update(key(KeyCode::Down));
+    }
+    panic!("no {kind} alert");
+}
+
+fn counters_open(app: &App) -> Option<(String, u32)> {
+    app.top_as::<CountersScreen>()
+        .map(|c| (c.device.clone(), c.port))
+}
+
+#[test]
+fn c_on_an_error_qp_opens_its_ports_counters() {
+    let mut app = crate::tui_common::app();
+    app.update(ch('e'));
+    let qp = crate::tui_common::error_pane(&app)
+        .selected()
+        .cloned()
+        .unwrap();
+    app.update(ch('c'));
+    // The fixture's QPs are on port 1; the pane's DEVICE column names the device.
+    let device = match &qp.cells[2] {
+        restop::app::object_table::Cell::Text(d) => d.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(counters_open(&app), Some((device, 1)));
+    // `c` again (or Esc) goes back to the pane.
+    app.update(ch('c'));
+    assert_eq!(app.screen_ids(), ["error_qps"]);
+}
+
+#[test]
+fn c_on_an_error_qp_without_a_port_opens_its_devices_first_port() {
+    use crate::tui_common::{fixture, snapshot_event as event};
+    use restop::model::Object;
+    let mut snapshot = fixture(&DetailScope::ErrorsOnly);
+    for o in &mut snapshot.objects {
+        if let Object::Qp(q) = o {
+            q.port = None;
+        }
+    }
+    let names: Vec<String> = snapshot.devices.iter().map(|d| d.name.clone()).collect();
+    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    app.update(Event::Resize(80, 24));
+    app.update(event(snapshot, DetailScope::ErrorsOnly));
+    app.update(ch('e'));
+    app.update(ch('c'));
+    let (device, port) = counters_open(&app).expect("a counters view");
+    assert!(names.contains(&device), "{device}");
+    assert_eq!(port, 1, "the fixture's devices have port 1 first");
+}
+
+/// The demo, QPs lingering after 10 s in ERR, once there are QPs lingering
+/// (an alert about a device) and a leak suspect (about a process) beside
+/// the limit warnings.
+fn demo_with_alerts(w: u16, h: u16) -> App {
+    use restop::model::history::AlertKind;
+    let mut config = AppConfig::default();
+    config.history.alerts.error_qp_linger = Duration::from_secs(10);
+    let has = |app: &App, kind| app.insights.alerts.iter().any(|a| a.kind == kind);
+    let mut app = demo_until(config, 300, w, h, |app| {
+        has(app, AlertKind::ErrorQpLingering) && has(app, AlertKind::LeakSuspect)
+    });
+    app.update(ch('a'));
+    app
+}
+
+#[test]
+fn c_on_an_alert_about_a_device_opens_its_first_port() {
+    let mut app = demo_with_alerts(80, 24);
+    select_alert(&mut app, "error_qp_lingering");
+    let device = app
+        .insights
+        .alerts
+        .iter()
+        .find_map(|a| a.device.clone())
+        .expect("a lingering alert names its device");
+    app.update(ch('c'));
+    assert_eq!(counters_open(&app), Some((device, 1)));
+    assert!(app.status.is_none(), "{:?}", app.status);
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.screen_ids(), ["alerts"]);
+}
+
+#[test]
+fn c_on_an_alert_about_a_process_or_a_warning_says_why_nothing_opens() {
+    let mut app = demo_with_alerts(80, 24);
+    select_alert(&mut app, "leak_suspect");
+    app.update(ch('c'));
+    assert!(counters_open(&app).is_none());
+    let said = app.status.clone().unwrap_or_default();
+    assert!(said.contains("about a process, not a device"), "{said}");
+    let text = screen(&app, 80, 24);
+    insta::assert_snapshot!("alerts_c_on_a_leak_suspect_80x24", text);
+    // The next key takes the answer away.
+    app.update(key(KeyCode::Down));
+    assert!(app.status.is_none());
+
+    select_alert(&mut app, "limit");
+    app.update(ch('c'));
+    assert!(counters_open(&app).is_none());
+    let said = app.status.clone().unwrap_or_default();
+    assert!(said.contains("a warning names no port"), "{said}");
+}
+
+#[test]
+fn counters_view_opened_from_the_error_qp_pane() {
+    let mut app = demo_after(90, 80, 24);
+    app.update(ch('e'));
+    let footer = screen(&app, 80, 24).lines().last().unwrap().to_string();
+    assert!(footer.contains("c counters"), "{footer}");
+    app.update(ch('c'));
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Counters of mlx5_"), "{text}");
+    insta::assert_snapshot!("counters_from_error_qps_80x24", text);
 }

@@ -2,13 +2,16 @@
 //! lingering in ERR/SQE and objects left behind by exited processes; Enter
 //! opens the objects an alert is about.
 
+use super::counters::first_port_of;
 use super::drill::DrillView;
 use super::message::MessageScreen;
 use super::table::TableScreen;
-use super::{Ctx, Pane};
+use super::{CountersPick, Ctx, Pane};
 use crate::app::layout::errors_layout;
 use crate::app::object_table::{Cell, ObjectTable};
-use crate::app::trends_view::{ALERT_AGE_COLUMN, alert_columns, alert_rows};
+use crate::app::trends_view::{
+    ALERT_AGE_COLUMN, alert_columns, alert_row_id, alert_rows, is_warning_row,
+};
 use crate::model::Warning;
 use crate::model::consumers::SortDirection;
 use crate::ui::object_table;
@@ -77,6 +80,44 @@ impl TableScreen for AlertsScreen {
                 ],
             ))),
         }
+    }
+
+    /// `c`: the counters of the first port of the device the alert is about;
+    /// an alert about a process, or a warning, names no port, and the footer
+    /// says so.
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        let why = |text: &str| Some(Err(format!("no counters: {text}")));
+        let Some(row) = self.table.selected() else {
+            return why("no alert is selected");
+        };
+        if is_warning_row(row.id) {
+            return why("a warning names no port (c in the devices pane opens a device's)");
+        }
+        let Some(alert) = ctx
+            .insights
+            .alerts
+            .iter()
+            .find(|a| alert_row_id(a) == row.id)
+        else {
+            return why("the selected alert is not in the snapshot shown");
+        };
+        match &alert.device {
+            Some(device) => Some(first_port_of(ctx, device)),
+            None if alert.owner.is_some() => {
+                why("this alert is about a process, not a device (Enter opens it)")
+            }
+            None => why("this alert is about no device"),
+        }
+    }
+
+    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("Esc", " back "),
+            ("⏎", " owner "),
+            ("c", " counters "),
+            ("s", " sort "),
+            ("r", " reverse "),
+        ]
     }
 
     fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {

@@ -2,7 +2,7 @@
 //! view): every counter with its value, rate, sparkline and meaning,
 //! sortable by name, value or rate; moved error counters marked.
 
-use super::{Ctx, Pane, page_of};
+use super::{CountersPick, Ctx, Pane, page_of};
 use crate::app::counters_view::{CounterRow, CounterSort, counter_rows, find_port, sort_rows};
 use crate::app::cursor::{Cursor, visible_offset};
 use crate::app::layout::{TablePane, contains, contains_y};
@@ -11,6 +11,23 @@ use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
+
+/// `c` on a row about `device` and no one port: the device's first port in
+/// the shown snapshot, or why there is none.
+pub fn first_port_of(ctx: &Ctx, device: &str) -> CountersPick {
+    let Some(found) = ctx
+        .snapshot
+        .and_then(|s| s.devices.iter().find(|d| d.name == device))
+    else {
+        return Err(format!(
+            "no counters: {device} is not in the snapshot shown"
+        ));
+    };
+    match found.ports.first() {
+        Some(port) => Ok((device.to_string(), port.index)),
+        None => Err(format!("no counters: {device} has no ports")),
+    }
+}
 
 /// Lines above the table: the port, its traffic.
 pub const INFO_LINES: u16 = 2;

@@ -7,7 +7,7 @@
 use super::counters::CountersScreen;
 use super::drill::DrillView;
 use super::table::{click_table, move_table, settle_table, wheel_table};
-use super::{Ctx, Pane, page_of};
+use super::{CountersPick, Ctx, Pane, page_of};
 use crate::app::devices_view::PortSummary;
 use crate::app::layout::{TablePane, contains, contains_y};
 use crate::app::object_table::{Cell, Column, ObjectTable, Row};
@@ -204,16 +204,16 @@ impl Pane for DeviceScreen {
 
     fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
         if self.focus == DeviceFocus::Ports {
-            let (device, port) = self.counters_port(ctx)?;
+            let (device, port) = self.counters_port(ctx)?.ok()?;
             return Some(Box::new(CountersScreen::new(device, port)));
         }
         let owner = self.table.selected()?.owner.clone()?;
         Some(Box::new(DrillView::new(owner, ctx.filter)))
     }
 
-    fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
+    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
         let port = self.selected_port().or(self.ports.first())?;
-        Some((self.name.clone(), port.index))
+        Some(Ok((self.name.clone(), port.index)))
     }
 
     fn step_sort(&mut self, step: isize, _ctx: &Ctx) {

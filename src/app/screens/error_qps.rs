@@ -1,11 +1,12 @@
 //! The ERROR-QP pane (`e`): every QP in ERR/SQE the filters admit, oldest
 //! first; Enter opens the owner's drill-down on that QP.
 
+use super::counters::first_port_of;
 use super::drill::DrillView;
 use super::table::TableScreen;
-use super::{Ctx, Pane};
+use super::{CountersPick, Ctx, Pane};
 use crate::app::layout::errors_layout;
-use crate::app::object_rows::{ERROR_AGE_COLUMN, error_columns, error_row};
+use crate::app::object_rows::{ERROR_AGE_COLUMN, error_columns, error_row, error_row_id};
 use crate::app::object_table::{Cell, ObjectTable};
 use crate::model::consumers::SortDirection;
 use crate::ui::object_table;
@@ -72,6 +73,39 @@ impl TableScreen for ErrorQpScreen {
         Some(Box::new(
             DrillView::new(owner, ctx.filter).selecting(row.id),
         ))
+    }
+
+    /// `c`: the counters of the selected QP's port (the device's first port
+    /// when the kernel gave the QP none).
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        let Some(row) = self.table.selected() else {
+            return Some(Err("no counters: no QP is selected".to_string()));
+        };
+        let found = ctx
+            .insights
+            .error_qps
+            .iter()
+            .find(|i| error_row_id(i) == row.id);
+        let Some(insight) = found else {
+            return Some(Err(
+                "no counters: the selected QP is not in the snapshot shown".to_string(),
+            ));
+        };
+        let device = &insight.qp.device;
+        Some(match insight.qp.qp.port {
+            Some(port) => Ok((device.clone(), port)),
+            None => first_port_of(ctx, device),
+        })
+    }
+
+    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("Esc", " back "),
+            ("⏎", " owner "),
+            ("c", " counters "),
+            ("s", " sort "),
+            ("r", " reverse "),
+        ]
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {

@@ -5,7 +5,7 @@
 use super::device::DeviceScreen;
 use super::drill::DrillView;
 use super::group::GroupScreen;
-use super::{Ctx, Pane, page_of};
+use super::{CountersPick, Ctx, Pane, page_of};
 use crate::app::columns::{ConsumerColumn, PlacedColumn, fit_consumer_columns_named};
 use crate::app::config::default_direction;
 use crate::app::cursor::{Cursor, visible_offset};
@@ -262,10 +262,10 @@ impl Pane for MainScreen {
         )))
     }
 
-    fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
+    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
         let device = self.devices.get(self.device_cursor.selected)?;
         let port = device.ports.first()?;
-        Some((device.name.clone(), port.index))
+        Some(Ok((device.name.clone(), port.index)))
     }
 
     fn step_sort(&mut self, step: isize, ctx: &Ctx) {

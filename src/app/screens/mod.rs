@@ -73,6 +73,10 @@ pub enum Outcome {
     Signal(signal::SignalRequest),
 }
 
+/// What `c` finds on a screen: the port (device name, port index) whose
+/// counters to show, or why the selected row leads to none (the footer says it).
+pub type CountersPick = Result<(String, u32), String>;
+
 /// One screen: its state and how it answers every action.
 pub trait Pane: Debug + Any {
     /// A name for the screen, unique per kind: `e` and `a` find their pane by it.
@@ -97,8 +101,9 @@ pub trait Pane: Debug + Any {
         None
     }
 
-    /// `c`: the port (device name, port index) whose counters to show.
-    fn counters_port(&self, _ctx: &Ctx) -> Option<(String, u32)> {
+    /// `c`: the port whose counters to show, or why there is none; `None`
+    /// when `c` means nothing on this screen.
+    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
         None
     }
 

@@ -4,7 +4,7 @@
 //! differs: where the table sits, its rows, its page and where Enter leads.
 
 use super::drill::DrillView;
-use super::{Ctx, Pane, page_of};
+use super::{CountersPick, Ctx, Pane, page_of};
 use crate::app::layout::{TablePane, contains, contains_y};
 use crate::app::object_table::{ObjectTable, table_columns};
 use crate::ui::theme::Theme;
@@ -46,6 +46,11 @@ pub trait TableScreen: Debug + Any {
         None
     }
 
+    /// `c`: the counters of the selected row's port, or why there are none.
+    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
+        None
+    }
+
     fn hints(&self) -> &'static [(&'static str, &'static str)] {
         &[
             ("Esc", " back "),
@@ -84,6 +89,10 @@ impl<T: TableScreen> Pane for T {
 
     fn full_text(&self, ctx: &Ctx) -> Option<(String, Vec<String>)> {
         TableScreen::full_text(self, ctx)
+    }
+
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        TableScreen::counters_port(self, ctx)
     }
 
     fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
