@@ -85,11 +85,11 @@ fn the_exporter_labels_bound_counters_by_id_port_and_owner() {
         Format::Text,
     );
     assert!(
-        text.contains("# TYPE restop_qp_counter_stat_total counter"),
+        text.contains("# TYPE restop_qp_bound_stat_total counter"),
         "{text}"
     );
     assert!(text.contains(
-        "restop_qp_counter_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",pid=\"100\",name=\"train.py\",counter=\"out_of_sequence\"} 2"
+        "restop_qp_bound_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",pid=\"100\",name=\"train.py\",counter=\"out_of_sequence\"} 2"
     ));
     assert!(!text.contains("device=\"mlx5_1\",port=\"1\",counter_id"));
 }
