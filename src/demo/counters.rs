@@ -21,9 +21,9 @@ const UPTIME_AT_EPOCH_S: f64 = ((13 * 24 + 4) * 3_600) as f64;
 const LINK_RATE: &str = "200 Gb/sec (4X HDR)";
 
 const STORM_DEVICE: u32 = MLX5_1;
-const STORM_START_S: f64 = 20.0;
-const STORM_PERIOD_S: f64 = 300.0;
-const STORM_LEN_S: f64 = 90.0;
+pub(super) const STORM_START_S: f64 = 20.0;
+pub(super) const STORM_PERIOD_S: f64 = 300.0;
+pub(super) const STORM_LEN_S: f64 = 90.0;
 const FLAP_DEVICE: u32 = MLX5_0;
 const FLAP_AT_S: f64 = 45.0;
 const FLAP_PERIOD_S: f64 = 600.0;
@@ -83,7 +83,7 @@ pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
 }
 
 /// Seconds of `len` long windows, one per `period` from `start`, up to `t`.
-fn windows_elapsed(t: f64, start: f64, period: f64, len: f64) -> f64 {
+pub(super) fn windows_elapsed(t: f64, start: f64, period: f64, len: f64) -> f64 {
     if t <= start {
         return 0.0;
     }

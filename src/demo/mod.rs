@@ -20,6 +20,7 @@ mod footprint;
 mod host;
 mod ids;
 mod pods;
+mod qp_counters;
 mod rng;
 mod scenario;
 mod snapshot;
@@ -89,6 +90,7 @@ impl Source for DemoSource {
         self.collections += 1;
         let mut snapshot = snapshot::build(&self.world, request, &mut self.timing);
         counters::attach(&mut snapshot.devices, self.world.now(), previous);
+        qp_counters::attach(&self.world, &mut snapshot.devices, self.world.now());
         Ok(snapshot)
     }
 }

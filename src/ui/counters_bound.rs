@@ -12,6 +12,9 @@ use ratatui::text::Span;
 /// Values shown per counter, busiest first.
 const VALUES_SHOWN: usize = 3;
 
+/// QP numbers shown per counter; an auto-mode counter can hold hundreds.
+const QPS_SHOWN: usize = 4;
+
 pub fn bound_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
     let Some(snapshot) = ctx.snapshot else {
         return Vec::new();
@@ -31,7 +34,8 @@ pub fn bound_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a
     spans
 }
 
-/// `mlx5_0/1 #3 auto, QPs 17 18: rx_read_requests 5120, out_of_sequence 2`.
+/// `mlx5_0/1 #3 auto, QPs 17 18: rx_read_requests 5120, out_of_sequence 2`;
+/// past a few QP numbers, how many more (`QPs 458 461 462 465 +4`).
 pub fn counter_text(b: &BoundAt<'_>) -> String {
     let c = b.counter;
     let mode = c
@@ -39,7 +43,10 @@ pub fn counter_text(b: &BoundAt<'_>) -> String {
         .as_deref()
         .map(|m| format!(" {m}"))
         .unwrap_or_default();
-    let qps: Vec<String> = c.qps.iter().map(u32::to_string).collect();
+    let mut qps: Vec<String> = c.qps.iter().take(QPS_SHOWN).map(u32::to_string).collect();
+    if c.qps.len() > QPS_SHOWN {
+        qps.push(format!("+{}", c.qps.len() - QPS_SHOWN));
+    }
     let mut values: Vec<(&String, &u64)> = c.counters.iter().filter(|(_, v)| **v > 0).collect();
     values.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let shown: Vec<String> = values

@@ -126,11 +126,10 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
             table.rows.width,
             1,
         );
-        put_spans(
-            buf,
-            line,
-            &super::counters_bound::bound_line(ctx, view, theme),
-        );
+        // Cut after a whole word, as every line of the view.
+        let spans = super::counters_bound::bound_line(ctx, view, theme);
+        let fitted = wrap_parts(vec![spans], usize::from(line.width), 1);
+        put_spans(buf, line, fitted.first().map_or(&[][..], Vec::as_slice));
     }
     object_table::draw(buf, &table, &view.table, empty, theme);
     if view.details != DetailState::Loaded && !view.table.rows.is_empty() {

@@ -197,12 +197,10 @@ fn the_demo_exports_every_family_but_those_that_need_history() {
     // Rendered without a history: QP ages and leak verdicts are unknown, so
     // those families are left out rather than shown as zero.
     let text = render_snapshot(&demo_snapshot(1, 1), 20, Format::Text);
-    // QP-bound counters exist only where an admin bound QPs; the demo binds none.
     let need_history = [
         catalog::ERROR_QUEUE_PAIR_OLDEST_AGE.name,
         catalog::LEAK_SUSPECTS.name,
         catalog::PROCESS_LEAK_SUSPECT.name,
-        restop::export::counters::QP_BOUND_COUNTER.name,
     ];
     for family in catalog::families() {
         let present = text.contains(&format!("\n{}", family.name)) || text.starts_with(family.name);

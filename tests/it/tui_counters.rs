@@ -306,3 +306,59 @@ fn counters_view_opened_from_the_error_qp_pane() {
     assert!(text.contains("Counters of mlx5_"), "{text}");
     insta::assert_snapshot!("counters_from_error_qps_80x24", text);
 }
+
+/// The drill-down of the demo process the filter finds, its objects collected.
+fn demo_drill(filter: &str, w: u16, h: u16) -> App {
+    use crate::tui_common::typed;
+    use restop::app::Command;
+    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    app.update(Event::Resize(w, h));
+    let mut demo = DemoSource::new(1, Duration::from_secs(2));
+    let mut feed = |app: &mut App, details: DetailScope| {
+        let s = demo
+            .collect(&CollectRequest {
+                details: details.clone(),
+                force_objects: true,
+            })
+            .unwrap();
+        let now = s.meta.collected_at_ms.plus(restop::model::Millis(1_000));
+        app.update(snapshot_event(s, details));
+        app.update(Event::Tick(now));
+    };
+    for _ in 0..14 {
+        feed(&mut app, DetailScope::ErrorsOnly);
+    }
+    app.update(ch('/'));
+    typed(&mut app, filter);
+    app.update(key(KeyCode::Enter));
+    let commands = app.update(key(KeyCode::Enter));
+    let details = commands
+        .iter()
+        .find_map(|c| match c {
+            Command::SetDetails(d) => Some(d.clone()),
+            _ => None,
+        })
+        .expect("the drill-down asks for its objects");
+    feed(&mut app, details);
+    app
+}
+
+#[test]
+fn the_demos_postgres_shows_its_auto_bound_qp_counter() {
+    let app = demo_drill("postgres", 120, 40);
+    let text = screen(&app, 120, 40);
+    let line = text.lines().find(|l| l.contains("QP counters")).unwrap();
+    assert!(line.contains("mlx5_0/1 #1 auto, QPs "), "{line}");
+    assert!(line.contains("rx_write_requests"), "{line}");
+    insta::assert_snapshot!("drill_postgres_bound_counter_120x40", text);
+}
+
+#[test]
+fn the_demos_nvmf_tgt_shows_its_manual_counter_moving_in_the_storm() {
+    let app = demo_drill("nvmf_tgt", 160, 40);
+    let text = screen(&app, 160, 40);
+    let line = text.lines().find(|l| l.contains("QP counters")).unwrap();
+    assert!(line.contains("mlx5_1/1 #2 manual, QPs "), "{line}");
+    // 28 s in, 8 s into the storm on mlx5_1: out_of_sequence is among its busiest values.
+    assert!(line.contains("out_of_sequence"), "{line}");
+}
