@@ -101,7 +101,7 @@ pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: UnixMs) -> Vec<
     let mut rows: Vec<Row> = warnings
         .iter()
         .map(|w| Row {
-            id: row_id(WARNING_GROUP, &w.message),
+            id: warning_row_id(w),
             cells: vec![
                 Cell::Text(warning_kind(w)),
                 Cell::Age {
@@ -142,6 +142,11 @@ pub fn alert_rows(warnings: &[Warning], alerts: &[Alert], at_ms: UnixMs) -> Vec<
 /// The id of an alert's row: its kind, owner and device, stable across refreshes.
 pub fn alert_row_id(a: &Alert) -> RowId {
     row_id(1 + a.kind as u32, &(&a.owner, &a.device))
+}
+
+/// The id of a warning's row: its text.
+pub fn warning_row_id(w: &Warning) -> RowId {
+    row_id(WARNING_GROUP, &w.message)
 }
 
 /// Whether a row of the alerts panel is one of the snapshot's warnings.

@@ -288,11 +288,33 @@ fn c_on_an_alert_about_a_process_or_a_warning_says_why_nothing_opens() {
     app.update(key(KeyCode::Down));
     assert!(app.status.is_none());
 
-    select_alert(&mut app, "limit");
+    select_alert(&mut app, "unattributed");
     app.update(ch('c'));
     assert!(counters_open(&app).is_none());
     let said = app.status.clone().unwrap_or_default();
-    assert!(said.contains("a warning names no port"), "{said}");
+    assert!(
+        said.contains("this warning is about no one device"),
+        "{said}"
+    );
+}
+
+#[test]
+fn c_on_a_devices_limit_warning_opens_its_first_port() {
+    let mut app = demo_with_alerts(80, 24);
+    select_alert(&mut app, "limit");
+    let what = match crate::tui_common::alerts_pane(&app)
+        .selected()
+        .unwrap()
+        .cells
+        .get(2)
+    {
+        Some(restop::app::object_table::Cell::Text(t)) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    let device = what.split(' ').next().unwrap().to_string();
+    assert!(device.starts_with("mlx5_"), "{what}");
+    app.update(ch('c'));
+    assert_eq!(counters_open(&app), Some((device, 1)));
 }
 
 #[test]

@@ -8,12 +8,14 @@ use super::message::MessageScreen;
 use super::table::TableScreen;
 use super::{CountersPick, Ctx, Pane};
 use crate::app::layout::errors_layout;
+use crate::app::object_table::RowId;
 use crate::app::object_table::{Cell, ObjectTable};
 use crate::app::trends_view::{
-    ALERT_AGE_COLUMN, alert_columns, alert_row_id, alert_rows, is_warning_row,
+    ALERT_AGE_COLUMN, alert_columns, alert_row_id, alert_rows, is_warning_row, warning_row_id,
 };
 use crate::model::Warning;
 use crate::model::consumers::SortDirection;
+use crate::model::limits::device_warnings;
 use crate::ui::object_table;
 use crate::ui::paint::title_line;
 use crate::ui::theme::Theme;
@@ -32,6 +34,23 @@ impl Default for AlertsScreen {
             table: ObjectTable::new(alert_columns(), ALERT_AGE_COLUMN, SortDirection::Descending),
         }
     }
+}
+
+/// The device whose usage past a threshold the warning row `id` reports
+/// (`mlx5_3 mr at 96% of max ...`), found by asking each device for its
+/// `limit` warnings as the panel got them; `None` for any other warning.
+fn limited_device(ctx: &Ctx, id: RowId) -> Option<String> {
+    let snapshot = ctx.snapshot?;
+    let thresholds = &ctx.config.thresholds;
+    snapshot
+        .devices
+        .iter()
+        .find(|d| {
+            device_warnings(snapshot, &[d], thresholds)
+                .iter()
+                .any(|w| warning_row_id(w) == id)
+        })
+        .map(|d| d.name.clone())
 }
 
 impl TableScreen for AlertsScreen {
@@ -82,16 +101,19 @@ impl TableScreen for AlertsScreen {
         }
     }
 
-    /// `c`: the counters of the first port of the device the alert is about;
-    /// an alert about a process, or a warning, names no port, and the footer
-    /// says so.
+    /// `c`: the counters of the first port of the device the alert (or a
+    /// device's `limit` warning) is about; an alert about a process, or
+    /// another warning, names no port, and the footer says so.
     fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
         let why = |text: &str| Some(Err(format!("no counters: {text}")));
         let Some(row) = self.table.selected() else {
             return why("no alert is selected");
         };
         if is_warning_row(row.id) {
-            return why("a warning names no port (c in the devices pane opens a device's)");
+            return match limited_device(ctx, row.id) {
+                Some(device) => Some(first_port_of(ctx, &device)),
+                None => why("this warning is about no one device"),
+            };
         }
         let Some(alert) = ctx
             .insights
