@@ -117,10 +117,11 @@ pub struct ExportArgs {
     /// Leave `pid` out of per-owner labels (restarts then keep their series).
     #[arg(
         long,
-        long_help = "Leave the pid label out of restop_process_resources and \
-                     restop_process_mr_bytes. A restarted process (a new pid) then continues \
-                     its series instead of starting new ones; processes with the same name, \
-                     user and container are summed into one series."
+        long_help = "Leave the pid label out of restop_process_resources, \
+                     restop_process_mr_bytes and restop_qp_counter_stat_total. A restarted \
+                     process (a new pid) then continues its series instead of starting new \
+                     ones; processes with the same name, user and container are summed into \
+                     one series (bound counters: with the same counter id and name)."
     )]
     pub no_pid_label: bool,
 }

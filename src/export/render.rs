@@ -60,7 +60,7 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
         write_usage(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
         super::counters::write_counters(&mut w, &devices);
-        super::counters::write_bound_counters(&mut w, snapshot);
+        super::counters::write_bound_counters(&mut w, snapshot, owners.pid_label);
         if let Some(ages) = input.error_qp_ages {
             write_error_qp_ages(&mut w, ages);
         }

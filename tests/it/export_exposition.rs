@@ -368,3 +368,90 @@ fn label_values_are_escaped() {
         assert!(clean, "{said}");
     }
 }
+
+/// The demo's first snapshot with QPs bound on mlx5_2 port 1: counter 4 for rank 21407 and
+/// counter 5 for rank 21408 of the pre-training job (both `train.py`), as `rdma statistic
+/// qp set link mlx5_2/1 auto type on` leaves them.
+fn demo_with_bound_counters() -> Snapshot {
+    use restop::model::ReportedOwner;
+    use restop::model::counters::bound::BoundCounter;
+    let mut snapshot = demo_snapshot(1, 1);
+    let device = snapshot
+        .devices
+        .iter_mut()
+        .find(|d| d.name == "mlx5_2")
+        .unwrap();
+    let counters = device.ports[0].counters.as_mut().unwrap();
+    for (id, pid) in [(4, 21407), (5, 21408)] {
+        counters.bound.push(BoundCounter {
+            id,
+            mode: Some("auto".into()),
+            reported: ReportedOwner::Task(pid),
+            qps: vec![100 + id],
+            counters: [("out_of_sequence".to_string(), u64::from(id))]
+                .into_iter()
+                .collect(),
+        });
+    }
+    snapshot
+}
+
+fn render_owners(snapshot: &Snapshot, format: Format, pid_label: bool) -> String {
+    let health = health_after(snapshot);
+    restop::export::render_with(
+        &RenderInput {
+            snapshot: Some(snapshot),
+            health: &health,
+            top: 20,
+            error_qp_ages: None,
+            leak_suspects: None,
+        },
+        format,
+        &restop::export::OwnerOptions {
+            group: restop::export::OwnerGroup::Process,
+            pid_label,
+        },
+    )
+}
+
+#[test]
+fn no_pid_label_leaves_pid_out_of_owner_and_bound_counter_series() {
+    let snapshot = demo_with_bound_counters();
+    let with_pid = render_owners(&snapshot, Format::Text, true);
+    assert!(
+        with_pid.contains(
+            "restop_qp_counter_stat_total{device=\"mlx5_2\",port=\"1\",counter_id=\"4\",mode=\"auto\",pid=\"21407\",name=\"train.py\",counter=\"out_of_sequence\"} 4\n"
+        ),
+        "{with_pid}"
+    );
+    for format in [Format::Text, Format::OpenMetrics] {
+        let text = render_owners(&snapshot, format, false);
+        check_structure(&text, format);
+        let owner_series: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.starts_with("restop_process_resources")
+                    || l.starts_with("restop_process_mr_bytes")
+                    || l.starts_with("restop_qp_counter_stat_total")
+            })
+            .collect();
+        assert!(owner_series.iter().all(|l| !l.contains("pid=")), "{text}");
+        // One sample per series, whatever the labels left.
+        let mut names: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.rsplit_once(' ').unwrap().0)
+            .collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all, "a series twice");
+    }
+    let text = render_owners(&snapshot, Format::Text, false);
+    // The counter id keeps the two ranks' counters apart.
+    for (id, v) in [(4, 4), (5, 5)] {
+        assert!(text.contains(&format!(
+            "restop_qp_counter_stat_total{{device=\"mlx5_2\",port=\"1\",counter_id=\"{id}\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"}} {v}\n"
+        )), "{text}");
+    }
+}
