@@ -118,10 +118,12 @@ pub struct ExportArgs {
     #[arg(
         long,
         long_help = "Leave the pid label out of restop_process_resources, \
-                     restop_process_mr_bytes and restop_qp_counter_stat_total. A restarted \
-                     process (a new pid) then continues its series instead of starting new \
-                     ones; processes with the same name, user and container are summed into \
-                     one series (bound counters: with the same counter id and name)."
+                     restop_process_mr_bytes, restop_qp_bound_stat_total and \
+                     restop_process_leak_suspect. A restarted process (a new pid) then \
+                     continues its series instead of starting new ones; processes with the \
+                     same name, user and container are summed into one series (bound \
+                     counters: with the same counter id and name; leak suspects: one series \
+                     per name and type)."
     )]
     pub no_pid_label: bool,
 }

@@ -49,7 +49,7 @@ pub const PORT_LINK_RATE: Family = catalog::gauge(
 );
 
 pub const QP_BOUND_COUNTER: Family = catalog::counter(
-    "restop_qp_counter_stat_total",
+    "restop_qp_bound_stat_total",
     &[
         "device",
         "port",

@@ -85,11 +85,11 @@ fn the_exporter_labels_bound_counters_by_id_port_and_owner() {
         Format::Text,
     );
     assert!(
-        text.contains("# TYPE restop_qp_counter_stat_total counter"),
+        text.contains("# TYPE restop_qp_bound_stat_total counter"),
         "{text}"
     );
     assert!(text.contains(
-        "restop_qp_counter_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",pid=\"100\",name=\"train.py\",counter=\"out_of_sequence\"} 2"
+        "restop_qp_bound_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",pid=\"100\",name=\"train.py\",counter=\"out_of_sequence\"} 2"
     ));
     assert!(!text.contains("device=\"mlx5_1\",port=\"1\",counter_id"));
 }
@@ -113,10 +113,10 @@ fn exposition(s: &Snapshot, pid_label: bool) -> String {
     )
 }
 
-/// The `restop_qp_counter_stat_total` samples of an exposition.
+/// The `restop_qp_bound_stat_total` samples of an exposition.
 fn bound_samples(text: &str) -> Vec<&str> {
     text.lines()
-        .filter(|l| l.starts_with("restop_qp_counter_stat_total{"))
+        .filter(|l| l.starts_with("restop_qp_bound_stat_total{"))
         .collect()
 }
 
@@ -126,7 +126,7 @@ fn without_the_pid_label_bound_counters_have_no_pid_like_the_owner_families() {
     let text = exposition(&s, false);
     assert!(
         text.contains(
-            "restop_qp_counter_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"} 2\n"
+            "restop_qp_bound_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"} 2\n"
         ),
         "{text}"
     );
@@ -156,7 +156,7 @@ fn bound_counters_whose_labels_coincide_without_pid_are_summed_into_one_series()
     bound.push(again);
     let name = |pid: &str| {
         format!(
-            "restop_qp_counter_stat_total{{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",{pid}name=\"train.py\",counter=\"out_of_sequence\"}}"
+            "restop_qp_bound_stat_total{{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",{pid}name=\"train.py\",counter=\"out_of_sequence\"}}"
         )
     };
     let with_pid = exposition(&s, true);

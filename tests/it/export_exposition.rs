@@ -120,6 +120,13 @@ fn promtool_finds_nothing_to_complain_about() {
     let failed = failed_collection_text();
     let (clean, said) = promtool_check_metrics(&failed);
     assert!(clean, "{said}");
+    // QP-bound counters, with and without the pid label.
+    for pid_label in [true, false] {
+        let text = render_owners(&demo_with_bound_counters(), Format::Text, pid_label);
+        assert!(text.contains("restop_qp_bound_stat_total{"), "{text}");
+        let (clean, said) = promtool_check_metrics(&text);
+        assert!(clean, "bound counters, pid label {pid_label}: {said}");
+    }
 }
 
 /// Every line is metadata of a catalog family or a sample of the family
@@ -420,7 +427,7 @@ fn no_pid_label_leaves_pid_out_of_owner_and_bound_counter_series() {
     let with_pid = render_owners(&snapshot, Format::Text, true);
     assert!(
         with_pid.contains(
-            "restop_qp_counter_stat_total{device=\"mlx5_2\",port=\"1\",counter_id=\"4\",mode=\"auto\",pid=\"21407\",name=\"train.py\",counter=\"out_of_sequence\"} 4\n"
+            "restop_qp_bound_stat_total{device=\"mlx5_2\",port=\"1\",counter_id=\"4\",mode=\"auto\",pid=\"21407\",name=\"train.py\",counter=\"out_of_sequence\"} 4\n"
         ),
         "{with_pid}"
     );
@@ -432,7 +439,7 @@ fn no_pid_label_leaves_pid_out_of_owner_and_bound_counter_series() {
             .filter(|l| {
                 l.starts_with("restop_process_resources")
                     || l.starts_with("restop_process_mr_bytes")
-                    || l.starts_with("restop_qp_counter_stat_total")
+                    || l.starts_with("restop_qp_bound_stat_total")
             })
             .collect();
         assert!(owner_series.iter().all(|l| !l.contains("pid=")), "{text}");
@@ -451,7 +458,64 @@ fn no_pid_label_leaves_pid_out_of_owner_and_bound_counter_series() {
     // The counter id keeps the two ranks' counters apart.
     for (id, v) in [(4, 4), (5, 5)] {
         assert!(text.contains(&format!(
-            "restop_qp_counter_stat_total{{device=\"mlx5_2\",port=\"1\",counter_id=\"{id}\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"}} {v}\n"
+            "restop_qp_bound_stat_total{{device=\"mlx5_2\",port=\"1\",counter_id=\"{id}\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"}} {v}\n"
         )), "{text}");
     }
+}
+
+#[test]
+fn no_pid_label_leaves_pid_out_of_leak_suspects_and_folds_namesakes() {
+    use restop::export::LeakSuspect;
+    let snapshot = demo_snapshot(1, 1);
+    let health = health_after(&snapshot);
+    let suspect = |pid: &str, name: &str, resource| LeakSuspect {
+        pid: pid.into(),
+        name: name.into(),
+        resource,
+    };
+    let suspects = [
+        suspect("3377", "leaky_svc", ResourceType::Mr),
+        suspect("3378", "leaky_svc", ResourceType::Mr),
+        suspect("3378", "leaky_svc", ResourceType::Qp),
+    ];
+    let text = |pid_label| {
+        restop::export::render_with(
+            &RenderInput {
+                snapshot: Some(&snapshot),
+                health: &health,
+                top: 20,
+                error_qp_ages: None,
+                leak_suspects: Some(&suspects),
+            },
+            Format::Text,
+            &restop::export::OwnerOptions {
+                group: restop::export::OwnerGroup::Process,
+                pid_label,
+            },
+        )
+    };
+    let samples = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("restop_process_leak_suspect{"))
+            .map(str::to_string)
+            .collect()
+    };
+    let with_pid = text(true);
+    assert_eq!(samples(&with_pid).len(), 3, "{with_pid}");
+    assert!(
+        with_pid.contains(
+            "restop_process_leak_suspect{pid=\"3377\",name=\"leaky_svc\",type=\"mr\"} 1\n"
+        )
+    );
+    let without = text(false);
+    check_structure(&without, Format::Text);
+    assert_eq!(
+        samples(&without),
+        [
+            "restop_process_leak_suspect{name=\"leaky_svc\",type=\"mr\"} 1",
+            "restop_process_leak_suspect{name=\"leaky_svc\",type=\"qp\"} 1",
+        ]
+    );
+    // The count of suspects is still of owners and types.
+    assert!(without.contains("restop_leak_suspects 3\n"), "{without}");
 }
