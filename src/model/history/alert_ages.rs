@@ -57,6 +57,11 @@ struct Episode {
 /// every tick must not grow the history.
 const EPISODES_PER_ALERT: usize = 8;
 
+/// Alerts remembered at most: past it, those that ended longest ago are
+/// forgotten first (a host where processes exit with objects left behind
+/// on every collection raises a new alert each time).
+const MAX_ALERTS: usize = 4096;
+
 /// Every alert's episodes. See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub(super) struct AlertAges {
@@ -93,6 +98,29 @@ impl AlertAges {
             episodes.retain(|e| e.last_raised_ms >= oldest);
             !episodes.is_empty()
         });
+        self.cap();
+    }
+
+    /// Keeps at most `MAX_ALERTS` alerts, those raised most recently.
+    fn cap(&mut self) {
+        let excess = self.episodes.len().saturating_sub(MAX_ALERTS);
+        if excess == 0 {
+            return;
+        }
+        let mut by_last: Vec<(UnixMs, AlertKey)> = self
+            .episodes
+            .iter()
+            .map(|(k, eps)| {
+                (
+                    eps.last().map_or(UnixMs(0), |e| e.last_raised_ms),
+                    k.clone(),
+                )
+            })
+            .collect();
+        by_last.sort();
+        for (_, key) in by_last.into_iter().take(excess) {
+            self.episodes.remove(&key);
+        }
     }
 
     /// When the alert raised as of `at_ms` began, from the episode that
@@ -117,8 +145,8 @@ impl AlertAges {
         alerts
     }
 
-    /// Alerts with an episode remembered (bounded by the owners and devices
-    /// tracked, times `EPISODES_PER_ALERT`).
+    /// Episodes remembered: at most `MAX_ALERTS` alerts of at most
+    /// `EPISODES_PER_ALERT` each.
     pub(super) fn remembered(&self) -> usize {
         self.episodes.values().map(Vec::len).sum()
     }
@@ -233,5 +261,16 @@ mod tests {
         assert_eq!(ages.remembered(), EPISODES_PER_ALERT);
         ages.observe(&[], UnixMs(80_000 + KEEP.as_u64()), KEEP);
         assert_eq!(ages.remembered(), 0);
+    }
+
+    #[test]
+    fn at_most_so_many_alerts_are_remembered_the_latest_kept() {
+        let mut ages = AlertAges::default();
+        let old: Vec<Alert> = (0..MAX_ALERTS as u32).map(|pid| leak(pid, 0)).collect();
+        ages.observe(&old, UnixMs(1_000), KEEP);
+        let new = [leak(u32::MAX, 1_500)];
+        ages.observe(&new, UnixMs(2_000), KEEP);
+        assert_eq!(ages.remembered(), MAX_ALERTS);
+        assert_eq!(since_of(&ages, &new[0], 2_000), Some(UnixMs(1_500)));
     }
 }

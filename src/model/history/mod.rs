@@ -6,7 +6,8 @@
 //! Memory is bounded whatever runs how long: each series keeps at most
 //! `max_points` points over `retention`, at most `max_owners` owners are
 //! tracked (exited owners go first, then the smallest), and owners and devices
-//! that left are forgotten once their points are older than `retention`.
+//! that left are forgotten once their points are older than `retention`, and
+//! so are alerts that ended (at most 4096 alerts' first-seen times are kept).
 //! Time is the snapshots' collection time, never the wall clock, so recorded
 //! and simulated data give the same trends as live data.
 
