@@ -147,7 +147,8 @@ impl AlertAges {
 
     /// Episodes remembered: at most `MAX_ALERTS` alerts of at most
     /// `EPISODES_PER_ALERT` each.
-    pub(super) fn remembered(&self) -> usize {
+    #[cfg(test)]
+    fn remembered(&self) -> usize {
         self.episodes.values().map(Vec::len).sum()
     }
 }

@@ -147,11 +147,6 @@ impl History {
         self.errors.remembered()
     }
 
-    /// Alert episodes remembered for their first-seen times.
-    pub fn remembered_alerts(&self) -> usize {
-        self.alert_ages.remembered()
-    }
-
     /// Takes in one snapshot. Snapshots older than the latest (a replay
     /// seeking back) start the history afresh; the baseline is kept.
     pub fn push(&mut self, snapshot: &Snapshot) {
