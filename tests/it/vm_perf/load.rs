@@ -54,6 +54,8 @@ pub struct Size {
     pub startup_json: Vec<Cost>,
     pub startup_version: Vec<Cost>,
     pub startup_no_verbs: Vec<Cost>,
+    pub profile_version: Vec<super::profile::Sample>,
+    pub profile_no_verbs: Vec<super::profile::Sample>,
     /// `restop --demo --batch --json -n 100 -d 1ms` in the guest: restop's code alone.
     pub calib_demo: Vec<Cost>,
     pub ticks: Option<Window>,
@@ -163,6 +165,8 @@ impl Size {
             startup_json: costs(dir, "startup-json.txt"),
             startup_version: costs(dir, "startup-version.txt"),
             startup_no_verbs: costs(dir, "startup-no-verbs.txt"),
+            profile_version: super::profile::load(dir, "profile-version-sym.txt"),
+            profile_no_verbs: super::profile::load(dir, "profile-no-verbs-sym.txt"),
             calib_demo: costs(dir, "calib-demo.txt"),
             ticks: window(dir, "tick-cpu.txt"),
             tick_lines: json_lines(dir, "tick.jsonl"),
@@ -227,20 +231,36 @@ impl PerfRun {
     }
 }
 
-/// The release build, copied under the name the scenario looks for.
-fn release_binary() -> Result<PathBuf, String> {
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/restop");
-    if !built.is_file() {
-        return Err(format!(
-            "{} is missing: the perf scenario measures the release build; run `cargo build --release` first",
-            built.display()
-        ));
-    }
+/// The build of `profile` (target/PROFILE/restop), when it was made.
+fn built(profile: &str) -> Option<PathBuf> {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/{profile}/restop"));
+    built.is_file().then_some(built)
+}
+
+/// `built`, copied under the name the scenario looks for.
+fn for_guest(built: &Path, name: &str) -> Result<PathBuf, String> {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vm-perf-bin");
     fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let copy = dir.join("restop-release");
-    fs::copy(&built, &copy).map_err(|e| format!("{}: {e}", copy.display()))?;
+    let copy = dir.join(name);
+    fs::copy(built, &copy).map_err(|e| format!("{}: {e}", copy.display()))?;
     Ok(copy)
+}
+
+/// The release build, as `restop-release`.
+fn release_binary() -> Result<PathBuf, String> {
+    let built = built("release").ok_or(
+        "target/release/restop is missing: the perf scenario measures the release build; run \
+         `cargo build --release` first",
+    )?;
+    for_guest(&built, "restop-release")
+}
+
+/// `cargo build --profile profiling` (the release build with its symbols), as
+/// `restop-profiling`; `None` when it was not built.
+fn profiling_binary() -> Result<Option<PathBuf>, String> {
+    built("profiling")
+        .map(|b| for_guest(&b, "restop-profiling"))
+        .transpose()
 }
 
 fn results_dir() -> Result<PathBuf, String> {
@@ -263,10 +283,25 @@ fn results_dir() -> Result<PathBuf, String> {
             break;
         }
     }
+    // The start-up profile: perf and the build that kept its symbols, when both are here.
+    let perf = Path::new("/usr/bin/perf");
+    if let (true, Some(profiling)) = (perf.is_file(), profiling_binary()?) {
+        vm_args.extend(["-b".into(), perf.into(), "-b".into(), profiling.into()]);
+    }
     let args: Vec<String> = std::env::var("RESTOP_VM_PERF_ARGS")
         .map(|a| a.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default();
     boot::results_dir_with(&PERF, &vm_args, &args)
+}
+
+/// `found`, or, when `RESTOP_VM_PERF_ARGS` narrowed the run to sizes or stages without it, a
+/// note that this check had nothing to read (`None`). A full run must have measured everything.
+pub fn measured<T>(found: Option<T>, what: &str) -> Option<T> {
+    if found.is_none() {
+        assert!(std::env::var_os("RESTOP_VM_PERF_ARGS").is_some(), "{what}");
+        eprintln!("skipped: {what} (RESTOP_VM_PERF_ARGS left it out of this run)");
+    }
+    found
 }
 
 pub fn run() -> Option<&'static PerfRun> {

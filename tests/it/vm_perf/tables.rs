@@ -126,6 +126,7 @@ fn startup(s: &Size, out: &mut String) {
     if let Some(c) = collect.first() {
         let _ = writeln!(out, "(collect_ms of the first --json: {c:.0})");
     }
+    super::profile::table(&s.profile_version, &s.profile_no_verbs, out);
 }
 
 fn ticks(run: &PerfRun, out: &mut String) {

@@ -15,7 +15,9 @@
 #      --json --no-verbs`, `restop --json` (as many times as REPS); and
 #      under strace (when the harness brought it) a syscall summary, a
 #      timeline and the files restop opens; `restop --demo --batch --json -n
-#      100 -d 1ms` (no kernel: restop's own code, to compare with the host)
+#      100 -d 1ms` (no kernel: restop's own code, to compare with the host); and
+#      when the harness brought perf and restop-profiling (the build with symbols),
+#      a profile of `--version` and `--json --no-verbs` by shared object and symbol
 #   k  ticks without object dumps: `restop --batch --json -d 1s
 #      --objects-every 1h`, its CPU (utime/stime from /proc) over TICK_S
 #      seconds (-k) once the first tick (the one full dump) is done
@@ -45,6 +47,7 @@
 #   size-N/summary.txt            bare_dump -s -n 20 (per-call ms at the end)
 #   size-N/summary-time.txt       perf_time of that
 #   size-N/startup-{bare,version,no-verbs,json}.txt, calib-demo.txt,
+#          profile-{version,no-verbs}-{dso,sym}.txt (perf and restop-profiling brought),
 #          strace-{c,tt,files}.txt   (s)
 #   size-N/tick.jsonl, tick-cpu.txt (k); tui-cpu.txt, tui/ (t); fresh.jsonl (f)
 #   size-N/done                   the stage finished
@@ -156,6 +159,27 @@ startup() {
 		sed -E 's#^(/proc|/sys/class/infiniband[^/]*|/sys/devices|/sys/bus|/sys/fs|/usr/lib|/lib|/etc|/dev)/.*#\1/...#' |
 		sort | uniq -c | sort -rn >"$d/strace-files.txt"
 	grep -c ENOENT /tmp/strace-files.txt >"$d/strace-enoent.txt"
+	profile "$d"
+}
+
+# profile DIR: where the start-up's time goes, by shared object and symbol: `perf record`
+# (cpu-clock; TCG has no PMU) of six runs each of `--version` and `--json --no-verbs`, with
+# the build that kept its symbols (`cargo build --profile profiling`), when the harness
+# brought both
+profile() {
+	local d=$1 mode
+	command -v perf >/dev/null && command -v restop-profiling >/dev/null || return 0
+	for mode in version no-verbs; do
+		local args=(--version)
+		[ "$mode" = no-verbs ] && args=(--json --no-verbs "${RESTOP_ARGS[@]}")
+		perf record -F 2999 -e cpu-clock -o /tmp/perf.data -- \
+			bash -c 'for _ in 1 2 3 4 5 6; do restop-profiling "$@" >/dev/null; done' _ "${args[@]}" \
+			2>"$d/profile-$mode.log"
+		perf report -i /tmp/perf.data --sort dso --stdio 2>/dev/null |
+			grep -E '^ +[0-9.]+%' >"$d/profile-$mode-dso.txt"
+		perf report -i /tmp/perf.data --sort dso,sym --stdio 2>/dev/null |
+			grep -E '^ +[0-9.]+%' >"$d/profile-$mode-sym.txt"
+	done
 }
 
 # ticks DIR: restop's CPU per tick without object dumps
