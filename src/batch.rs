@@ -122,7 +122,7 @@ impl Printer<'_> {
             Mode::BatchJson => match json_line(
                 &snapshot,
                 filter,
-                &self.settings.report.thresholds,
+                &self.settings.report,
                 Some(&trend_fields(&self.history, &snapshot, filter)),
             ) {
                 Ok(line) => line,

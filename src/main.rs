@@ -179,7 +179,12 @@ fn run_export(settings: &Settings) -> Result<u8> {
 }
 
 fn json_text(snapshot: &Snapshot, settings: &Settings) -> Result<String> {
-    let document = output::render_json_with(snapshot, &settings.filter, &settings.thresholds());
+    let document = output::render_json_grouped(
+        snapshot,
+        &settings.filter,
+        &settings.thresholds(),
+        settings.report.group,
+    );
     let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;
     text.push('\n');
     Ok(text)

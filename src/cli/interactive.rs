@@ -1,4 +1,5 @@
-//! The interactive group: how the full-screen view draws.
+//! The interactive group: how the full-screen view draws. `--group` started here and
+//! also groups the `--once`/`--batch` report and adds `groups` to `--json`.
 
 use crate::model::owner_group::OwnerGroup;
 use clap::Args;
@@ -25,16 +26,18 @@ pub struct InteractiveArgs {
     )]
     pub no_color: bool,
 
-    /// Rows of the consumers table at start: process, container or pod.
+    /// Rows of the consumers table: process, container or pod (also --once, --json).
     #[arg(
         long = "group",
         value_name = "BY",
         value_enum,
-        long_help = "What a row of the interactive view's consumers table stands for at \
-                     start: a process, or the processes of one container or one Kubernetes \
-                     pod summed (processes outside containers or pods stay rows of their \
-                     own). The o key cycles process, container, pod. [default: process]\n\n\
-                     Example: restop --group pod"
+        long_help = "What a row of the consumers table stands for: a process, or the \
+                     processes of one container or one Kubernetes pod summed (processes \
+                     outside containers or pods stay rows of their own). In the \
+                     interactive view the start, which the o key cycles; in --once and \
+                     --batch the report's rows; --json then adds a `groups` list. \
+                     [default: process]\n\n\
+                     Example: restop --once --group pod"
     )]
     pub group: Option<OwnerGroup>,
 

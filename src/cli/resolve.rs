@@ -27,6 +27,7 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         sort,
         direction: sort.natural_direction(),
         thresholds: thresholds(cli, d, file)?,
+        group: cli.interactive.group.or(d.group).unwrap_or_default(),
     };
     let history = history_config(cli, d);
     Ok(Settings {
@@ -40,7 +41,6 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         interactive: InteractiveSettings {
             mouse: !cli.interactive.no_mouse && d.mouse.unwrap_or(true),
             color: !cli.interactive.no_color && d.color.unwrap_or(true),
-            group: cli.interactive.group.or(d.group).unwrap_or_default(),
             theme: cli.interactive.theme.or(d.theme).unwrap_or_default(),
             read_only: cli.interactive.read_only || d.read_only.unwrap_or(false),
         },

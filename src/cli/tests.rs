@@ -327,25 +327,19 @@ fn the_exporters_delay_help_names_its_default() {
 
 #[test]
 fn group_comes_from_the_command_line_over_the_config_file() {
-    assert_eq!(settings(&[]).interactive.group, OwnerGroup::Process);
-    assert_eq!(
-        settings(&["--group", "pod"]).interactive.group,
-        OwnerGroup::Pod
-    );
+    assert_eq!(settings(&[]).report.group, OwnerGroup::Process);
+    assert_eq!(settings(&["--group", "pod"]).report.group, OwnerGroup::Pod);
     assert_eq!(
         settings(&["--group", "container"]).app_config().group,
         OwnerGroup::Container
     );
     assert!(parse(&["--group", "node"]).is_err());
     let file = "[interactive]\ngroup = \"pod\"\n";
-    assert_eq!(
-        with_file(&[], file).unwrap().interactive.group,
-        OwnerGroup::Pod
-    );
+    assert_eq!(with_file(&[], file).unwrap().report.group, OwnerGroup::Pod);
     assert_eq!(
         with_file(&["--group", "process"], file)
             .unwrap()
-            .interactive
+            .report
             .group,
         OwnerGroup::Process
     );

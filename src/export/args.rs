@@ -117,10 +117,13 @@ pub struct ExportArgs {
     /// Leave `pid` out of per-owner labels (restarts then keep their series).
     #[arg(
         long,
-        long_help = "Leave the pid label out of restop_process_resources and \
-                     restop_process_mr_bytes. A restarted process (a new pid) then continues \
-                     its series instead of starting new ones; processes with the same name, \
-                     user and container are summed into one series."
+        long_help = "Leave the pid label out of restop_process_resources, \
+                     restop_process_mr_bytes, restop_qp_bound_stat_total and \
+                     restop_process_leak_suspect. A restarted process (a new pid) then \
+                     continues its series instead of starting new ones; processes with the \
+                     same name, user and container are summed into one series (bound \
+                     counters: with the same counter id and name; leak suspects: one series \
+                     per name and type)."
     )]
     pub no_pid_label: bool,
 }

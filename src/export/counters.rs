@@ -8,6 +8,7 @@ use crate::model::counters::bound::{bound_counters, counter_owner};
 use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
 use crate::model::{Device, Snapshot};
 use crate::output::json::owner_ref;
+use std::collections::HashMap;
 
 pub const PORT_HW_COUNTER: Family = catalog::counter(
     "restop_port_hw_stat_total",
@@ -48,7 +49,7 @@ pub const PORT_LINK_RATE: Family = catalog::gauge(
 );
 
 pub const QP_BOUND_COUNTER: Family = catalog::counter(
-    "restop_qp_counter_stat_total",
+    "restop_qp_bound_stat_total",
     &[
         "device",
         "port",
@@ -59,7 +60,8 @@ pub const QP_BOUND_COUNTER: Family = catalog::counter(
         "counter",
     ],
     "A counter an admin bound QPs to (rdma statistic qp show), raw, by counter id and the \
-     owner it was allocated for (pid and name empty when unknown); only where QPs are bound.",
+     owner it was allocated for (pid and name empty when unknown; no pid with \
+     --no-pid-label); only where QPs are bound.",
 );
 
 /// In the order they are written.
@@ -129,26 +131,56 @@ pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
     }
 }
 
-/// The QP-bound counters, labelled by counter id, port and owner.
-pub fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot) {
+/// The QP-bound counters, labelled by counter id, port and owner; without `pid_label`
+/// (`--no-pid-label`) `pid` is left out, as in the per-owner families.
+///
+/// Samples whose labels coincide are summed, as the per-owner families sum owners with
+/// the same labels: a scrape with two samples of one series is rejected whole by
+/// Prometheus. Without `pid`, a counter id the kernel lists for two tasks is one series.
+pub fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot, pid_label: bool) {
+    let mut series: Vec<([String; 7], u64)> = Vec::new();
+    let mut index: HashMap<[String; 7], usize> = HashMap::new();
     for b in bound_counters(snapshot) {
-        let port = b.port.to_string();
-        let id = b.counter.id.to_string();
-        let mode = b.counter.mode.clone().unwrap_or_default();
         let owner = counter_owner(b.counter, snapshot).map(|o| owner_ref(snapshot, &o));
         let pid = owner
             .as_ref()
             .and_then(|o| o.pid)
+            .filter(|_| pid_label)
             .map(|p| p.to_string())
             .unwrap_or_default();
         let name = owner.map(|o| o.name).unwrap_or_default();
         for (counter, v) in &b.counter.counters {
-            w.sample(
-                &QP_BOUND_COUNTER,
-                &[b.device, &port, &id, &mode, &pid, &name, counter],
-                *v,
-            );
+            let labels = [
+                b.device.to_string(),
+                b.port.to_string(),
+                b.counter.id.to_string(),
+                b.counter.mode.clone().unwrap_or_default(),
+                pid.clone(),
+                name.clone(),
+                counter.clone(),
+            ];
+            match index.get(&labels) {
+                Some(&i) => {
+                    if let Some((_, sum)) = series.get_mut(i) {
+                        *sum = sum.saturating_add(*v);
+                    }
+                }
+                None => {
+                    index.insert(labels.clone(), series.len());
+                    series.push((labels, *v));
+                }
+            }
         }
+    }
+    for (values, v) in &series {
+        let pairs: Vec<(&str, &str)> = QP_BOUND_COUNTER
+            .labels
+            .iter()
+            .zip(values)
+            .filter(|(label, _)| pid_label || **label != "pid")
+            .map(|(label, value)| (*label, value.as_str()))
+            .collect();
+        w.sample_labeled(&QP_BOUND_COUNTER, &pairs, *v);
     }
 }
 

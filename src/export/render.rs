@@ -60,12 +60,12 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
         write_usage(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
         super::counters::write_counters(&mut w, &devices);
-        super::counters::write_bound_counters(&mut w, snapshot);
+        super::counters::write_bound_counters(&mut w, snapshot, owners.pid_label);
         if let Some(ages) = input.error_qp_ages {
             write_error_qp_ages(&mut w, ages);
         }
         if let Some(suspects) = input.leak_suspects {
-            write_leak_suspects(&mut w, suspects);
+            write_leak_suspects(&mut w, suspects, owners.pid_label);
         }
         write_owners(
             &mut w,
@@ -218,14 +218,22 @@ fn write_error_qp_ages(w: &mut Writer, ages: &ErrorQpAges) {
     }
 }
 
-fn write_leak_suspects(w: &mut Writer, suspects: &[LeakSuspect]) {
+/// One series per suspect owner and type; without `pid_label`, per name and type (suspects
+/// that then coincide are one series: the value is 1 either way).
+fn write_leak_suspects(w: &mut Writer, suspects: &[LeakSuspect], pid_label: bool) {
     w.sample(&catalog::LEAK_SUSPECTS, &[], suspects.len() as u64);
+    let mut written = std::collections::BTreeSet::new();
     for s in suspects {
-        w.sample(
-            &catalog::PROCESS_LEAK_SUSPECT,
-            &[&s.pid, &s.name, s.resource.name()],
-            1u64,
-        );
+        let pid = if pid_label { s.pid.as_str() } else { "" };
+        if !written.insert((pid, s.name.as_str(), s.resource)) {
+            continue;
+        }
+        let mut labels = vec![("pid", pid), ("name", s.name.as_str())];
+        if !pid_label {
+            labels.remove(0);
+        }
+        labels.push(("type", s.resource.name()));
+        w.sample_labeled(&catalog::PROCESS_LEAK_SUSPECT, &labels, 1u64);
     }
 }
 

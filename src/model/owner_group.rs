@@ -1,8 +1,9 @@
 //! Owners folded into the containers or Kubernetes pods their processes run in.
 //!
-//! One fold for every view: the exporter's per-owner series (`--owners-by pod`) and the
-//! interactive view's grouped consumers table (`o`) both sum a pod's processes here, so a
-//! pod is the same row, with the same name and the same numbers, wherever it is shown.
+//! One fold for every view: the exporter's per-owner series (`--owners-by pod`), the
+//! interactive view's grouped consumers table (`o`) and the reports' `--group` (`--once`,
+//! `--batch`, the `groups` of `--json`) all sum a pod's processes here, so a pod is the same
+//! row, with the same name and the same numbers, wherever it is shown.
 //! Processes outside any pod (or container) stay rows of their own, as do kernel owners
 //! and the unattributed bucket: they belong to no group.
 

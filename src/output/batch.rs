@@ -2,11 +2,11 @@
 //! the tick, or (`--json`) one compact `--json` document per line (JSON
 //! Lines) with the trend fields under `trends`.
 
-use super::json::{JsonDocument, render_json_with};
+use super::json::{JsonDocument, render_json_grouped};
 use super::rfc3339::readable_from_unix_ms;
 use super::text::{OnceOptions, render_once};
+use crate::model::Snapshot;
 use crate::model::filter::Filter;
-use crate::model::{Snapshot, Thresholds};
 use serde::Serialize;
 
 /// The line that opens each report, so ticks are easy to find and split:
@@ -41,15 +41,16 @@ struct BatchDocument<'a> {
     trends: Option<&'a serde_json::Value>,
 }
 
-/// One JSON Lines record: the `--json` document on one line, with `trends`
+/// One JSON Lines record: the `--json` document on one line (its `limit` warnings at
+/// the report's thresholds, its `groups` by the report's `--group`), with `trends`
 /// when given, ending in a newline.
 pub fn json_line(
     snapshot: &Snapshot,
     filter: &Filter,
-    thresholds: &Thresholds,
+    options: &OnceOptions,
     trends: Option<&serde_json::Value>,
 ) -> serde_json::Result<String> {
-    let document = render_json_with(snapshot, filter, thresholds);
+    let document = render_json_grouped(snapshot, filter, &options.thresholds, options.group);
     let mut line = serde_json::to_string(&BatchDocument {
         document: &document,
         trends,

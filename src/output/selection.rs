@@ -110,14 +110,18 @@ pub fn unknown_device_warning(snapshot: &Snapshot, filter: &Filter) -> Option<Wa
 /// Lists each consumer's devices in the order devices are shown (PF, its
 /// VFs, then the next PF), whatever order the source listed them in.
 fn order_device_names(snapshot: &Snapshot, consumers: &mut [Consumer]) {
+    for c in consumers {
+        in_device_order(snapshot, &mut c.devices);
+    }
+}
+
+/// Sorts device names in the order devices are shown (PF, its VFs, then the next PF).
+pub(crate) fn in_device_order(snapshot: &Snapshot, names: &mut [String]) {
     let order: Vec<&str> = grouped_order(&snapshot.devices)
         .into_iter()
         .map(|d| d.name.as_str())
         .collect();
-    for c in consumers {
-        c.devices
-            .sort_by_key(|name| order.iter().position(|n| n == name).unwrap_or(usize::MAX));
-    }
+    names.sort_by_key(|name| order.iter().position(|n| n == name).unwrap_or(usize::MAX));
 }
 
 /// The kernel reports the *thread* that created an object; a user who copied

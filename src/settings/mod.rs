@@ -17,7 +17,6 @@ use crate::export::ExportArgs;
 use crate::model::Thresholds;
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
-use crate::model::owner_group::OwnerGroup;
 use crate::output::OnceOptions;
 use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
@@ -96,8 +95,6 @@ pub struct InteractiveSettings {
     pub mouse: bool,
     /// Use colours (`--no-color`, `color = false`, a non-empty `NO_COLOR`).
     pub color: bool,
-    /// The consumers table's rows at start (`--group`, `group = "pod"`).
-    pub group: OwnerGroup,
     /// The palette (`--theme`, `theme = "light"`).
     pub theme: ThemeKind,
     /// Never send a signal (`--read-only`, `read_only = true`).
@@ -109,7 +106,6 @@ impl Default for InteractiveSettings {
         InteractiveSettings {
             mouse: true,
             color: true,
-            group: OwnerGroup::Process,
             theme: ThemeKind::Default,
             read_only: false,
         }
@@ -129,7 +125,7 @@ pub struct Settings {
     pub rates: Option<std::time::Duration>,
     /// `--dev`, `--pid`, `--type`, `--state`.
     pub filter: Filter,
-    /// `--sort` (and its natural direction), `--top`, `--warn`, `--crit`.
+    /// `--sort` (and its natural direction), `--top`, `--warn`, `--crit`, `--group`.
     pub report: OnceOptions,
     pub interactive: InteractiveSettings,
     /// `--retention`, `--trend-window`, `--err-linger`.
@@ -176,7 +172,7 @@ impl Settings {
             filter: self.filter.clone(),
             sort: self.report.sort,
             direction: self.report.direction,
-            group: self.interactive.group,
+            group: self.report.group,
             thresholds: self.report.thresholds,
             color: self.interactive.color && !no_color_env(),
             mouse: self.interactive.mouse,

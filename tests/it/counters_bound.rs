@@ -9,7 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use restop::app::{App, AppConfig, Event};
 use restop::export::health::Health;
-use restop::export::{Format, RenderInput, render};
+use restop::export::{Format, OwnerGroup, OwnerOptions, RenderInput, render, render_with};
 use restop::model::counters::PortCounters;
 use restop::model::counters::bound::BoundCounter;
 use restop::model::filter::Filter;
@@ -85,13 +85,105 @@ fn the_exporter_labels_bound_counters_by_id_port_and_owner() {
         Format::Text,
     );
     assert!(
-        text.contains("# TYPE restop_qp_counter_stat_total counter"),
+        text.contains("# TYPE restop_qp_bound_stat_total counter"),
         "{text}"
     );
     assert!(text.contains(
-        "restop_qp_counter_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",pid=\"100\",name=\"train.py\",counter=\"out_of_sequence\"} 2"
+        "restop_qp_bound_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",pid=\"100\",name=\"train.py\",counter=\"out_of_sequence\"} 2"
     ));
     assert!(!text.contains("device=\"mlx5_1\",port=\"1\",counter_id"));
+}
+
+fn exposition(s: &Snapshot, pid_label: bool) -> String {
+    let mut health = Health::new(s.meta.source);
+    health.record_success(s, Duration::from_millis(30), s.meta.collected_at_ms);
+    render_with(
+        &RenderInput {
+            snapshot: Some(s),
+            health: &health,
+            top: 10,
+            error_qp_ages: None,
+            leak_suspects: None,
+        },
+        Format::Text,
+        &OwnerOptions {
+            group: OwnerGroup::Process,
+            pid_label,
+        },
+    )
+}
+
+/// The `restop_qp_bound_stat_total` samples of an exposition.
+fn bound_samples(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.starts_with("restop_qp_bound_stat_total{"))
+        .collect()
+}
+
+#[test]
+fn without_the_pid_label_bound_counters_have_no_pid_like_the_owner_families() {
+    let s = bound_host(&DetailScope::All);
+    let text = exposition(&s, false);
+    assert!(
+        text.contains(
+            "restop_qp_bound_stat_total{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"} 2\n"
+        ),
+        "{text}"
+    );
+    assert!(bound_samples(&text).iter().all(|l| !l.contains("pid=")));
+    // The per-owner families drop it too; the same counters are there, one each.
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with("restop_process_"))
+            .all(|l| !l.contains("pid="))
+    );
+    assert_eq!(
+        bound_samples(&text).len(),
+        bound_samples(&exposition(&s, true)).len()
+    );
+}
+
+#[test]
+fn bound_counters_whose_labels_coincide_without_pid_are_summed_into_one_series() {
+    let mut s = bound_host(&DetailScope::All);
+    // The kernel lists counter 0 of mlx5_0 port 1 again, allocated for pid 200's task: with
+    // pid two series, without it one (two samples of one series would fail the scrape).
+    let ports = &mut s.devices[0].ports;
+    let bound = &mut ports[0].counters.as_mut().unwrap().bound;
+    let mut again = bound[0].clone();
+    again.reported = ReportedOwner::Task(200);
+    again.counters = [("out_of_sequence".to_string(), 3)].into_iter().collect();
+    bound.push(again);
+    let name = |pid: &str| {
+        format!(
+            "restop_qp_bound_stat_total{{device=\"mlx5_0\",port=\"1\",counter_id=\"0\",mode=\"auto\",{pid}name=\"train.py\",counter=\"out_of_sequence\"}}"
+        )
+    };
+    let with_pid = exposition(&s, true);
+    assert!(
+        with_pid.contains(&format!("{} 2\n", name("pid=\"100\","))),
+        "{with_pid}"
+    );
+    assert!(with_pid.contains("pid=\"200\",name=\"ib_write_bw\",counter=\"out_of_sequence\"} 3\n"));
+
+    // Without pid the two keep apart only by name; make the names match to collide.
+    let owner_200 = s.processes.iter_mut().find(|p| p.key.pid == 200).unwrap();
+    owner_200.comm = "train.py".into();
+    owner_200.cmdline = vec!["train.py".into()];
+    let without = exposition(&s, false);
+    let samples: Vec<&str> = bound_samples(&without)
+        .into_iter()
+        .filter(|l| l.contains("port=\"1\",") && l.contains("out_of_sequence"))
+        .collect();
+    assert_eq!(samples, [format!("{} 5", name("")).as_str()], "{without}");
+    let mut series: Vec<&str> = bound_samples(&without)
+        .iter()
+        .map(|l| l.rsplit_once(' ').unwrap().0)
+        .collect();
+    let all = series.len();
+    series.sort_unstable();
+    series.dedup();
+    assert_eq!(series.len(), all, "one sample per series:\n{without}");
 }
 
 #[test]

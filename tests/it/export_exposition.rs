@@ -120,6 +120,13 @@ fn promtool_finds_nothing_to_complain_about() {
     let failed = failed_collection_text();
     let (clean, said) = promtool_check_metrics(&failed);
     assert!(clean, "{said}");
+    // QP-bound counters, with and without the pid label.
+    for pid_label in [true, false] {
+        let text = render_owners(&demo_with_bound_counters(), Format::Text, pid_label);
+        assert!(text.contains("restop_qp_bound_stat_total{"), "{text}");
+        let (clean, said) = promtool_check_metrics(&text);
+        assert!(clean, "bound counters, pid label {pid_label}: {said}");
+    }
 }
 
 /// Every line is metadata of a catalog family or a sample of the family
@@ -367,4 +374,148 @@ fn label_values_are_escaped() {
         let (clean, said) = promtool_check_metrics(&render_snapshot(&snapshot, 20, Format::Text));
         assert!(clean, "{said}");
     }
+}
+
+/// The demo's first snapshot with QPs bound on mlx5_2 port 1: counter 4 for rank 21407 and
+/// counter 5 for rank 21408 of the pre-training job (both `train.py`), as `rdma statistic
+/// qp set link mlx5_2/1 auto type on` leaves them.
+fn demo_with_bound_counters() -> Snapshot {
+    use restop::model::ReportedOwner;
+    use restop::model::counters::bound::BoundCounter;
+    let mut snapshot = demo_snapshot(1, 1);
+    let device = snapshot
+        .devices
+        .iter_mut()
+        .find(|d| d.name == "mlx5_2")
+        .unwrap();
+    let counters = device.ports[0].counters.as_mut().unwrap();
+    for (id, pid) in [(4, 21407), (5, 21408)] {
+        counters.bound.push(BoundCounter {
+            id,
+            mode: Some("auto".into()),
+            reported: ReportedOwner::Task(pid),
+            qps: vec![100 + id],
+            counters: [("out_of_sequence".to_string(), u64::from(id))]
+                .into_iter()
+                .collect(),
+        });
+    }
+    snapshot
+}
+
+fn render_owners(snapshot: &Snapshot, format: Format, pid_label: bool) -> String {
+    let health = health_after(snapshot);
+    restop::export::render_with(
+        &RenderInput {
+            snapshot: Some(snapshot),
+            health: &health,
+            top: 20,
+            error_qp_ages: None,
+            leak_suspects: None,
+        },
+        format,
+        &restop::export::OwnerOptions {
+            group: restop::export::OwnerGroup::Process,
+            pid_label,
+        },
+    )
+}
+
+#[test]
+fn no_pid_label_leaves_pid_out_of_owner_and_bound_counter_series() {
+    let snapshot = demo_with_bound_counters();
+    let with_pid = render_owners(&snapshot, Format::Text, true);
+    assert!(
+        with_pid.contains(
+            "restop_qp_bound_stat_total{device=\"mlx5_2\",port=\"1\",counter_id=\"4\",mode=\"auto\",pid=\"21407\",name=\"train.py\",counter=\"out_of_sequence\"} 4\n"
+        ),
+        "{with_pid}"
+    );
+    for format in [Format::Text, Format::OpenMetrics] {
+        let text = render_owners(&snapshot, format, false);
+        check_structure(&text, format);
+        let owner_series: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.starts_with("restop_process_resources")
+                    || l.starts_with("restop_process_mr_bytes")
+                    || l.starts_with("restop_qp_bound_stat_total")
+            })
+            .collect();
+        assert!(owner_series.iter().all(|l| !l.contains("pid=")), "{text}");
+        // One sample per series, whatever the labels left.
+        let mut names: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.rsplit_once(' ').unwrap().0)
+            .collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all, "a series twice");
+    }
+    let text = render_owners(&snapshot, Format::Text, false);
+    // The counter id keeps the two ranks' counters apart.
+    for (id, v) in [(4, 4), (5, 5)] {
+        assert!(text.contains(&format!(
+            "restop_qp_bound_stat_total{{device=\"mlx5_2\",port=\"1\",counter_id=\"{id}\",mode=\"auto\",name=\"train.py\",counter=\"out_of_sequence\"}} {v}\n"
+        )), "{text}");
+    }
+}
+
+#[test]
+fn no_pid_label_leaves_pid_out_of_leak_suspects_and_folds_namesakes() {
+    use restop::export::LeakSuspect;
+    let snapshot = demo_snapshot(1, 1);
+    let health = health_after(&snapshot);
+    let suspect = |pid: &str, name: &str, resource| LeakSuspect {
+        pid: pid.into(),
+        name: name.into(),
+        resource,
+    };
+    let suspects = [
+        suspect("3377", "leaky_svc", ResourceType::Mr),
+        suspect("3378", "leaky_svc", ResourceType::Mr),
+        suspect("3378", "leaky_svc", ResourceType::Qp),
+    ];
+    let text = |pid_label| {
+        restop::export::render_with(
+            &RenderInput {
+                snapshot: Some(&snapshot),
+                health: &health,
+                top: 20,
+                error_qp_ages: None,
+                leak_suspects: Some(&suspects),
+            },
+            Format::Text,
+            &restop::export::OwnerOptions {
+                group: restop::export::OwnerGroup::Process,
+                pid_label,
+            },
+        )
+    };
+    let samples = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("restop_process_leak_suspect{"))
+            .map(str::to_string)
+            .collect()
+    };
+    let with_pid = text(true);
+    assert_eq!(samples(&with_pid).len(), 3, "{with_pid}");
+    assert!(
+        with_pid.contains(
+            "restop_process_leak_suspect{pid=\"3377\",name=\"leaky_svc\",type=\"mr\"} 1\n"
+        )
+    );
+    let without = text(false);
+    check_structure(&without, Format::Text);
+    assert_eq!(
+        samples(&without),
+        [
+            "restop_process_leak_suspect{name=\"leaky_svc\",type=\"mr\"} 1",
+            "restop_process_leak_suspect{name=\"leaky_svc\",type=\"qp\"} 1",
+        ]
+    );
+    // The count of suspects is still of owners and types.
+    assert!(without.contains("restop_leak_suspects 3\n"), "{without}");
 }

@@ -9,15 +9,15 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use tempfile::TempDir;
 
-const UID: &str = "6a7b0f32-fddf-4944-bb99-fd1131e31d10";
-const UID2: &str = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
-const ID: &str = "7f0670cee5ace8a56a89c18e84099f0bd727cad7160fb272307560690656c47e";
-const SIDECAR: &str = "aaaabbbbccccddddeeeeffff0000111122223333444455556666777788889999";
-const ID2: &str = "1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef";
+pub(crate) const UID: &str = "6a7b0f32-fddf-4944-bb99-fd1131e31d10";
+pub(crate) const UID2: &str = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+pub(crate) const ID: &str = "7f0670cee5ace8a56a89c18e84099f0bd727cad7160fb272307560690656c47e";
+pub(crate) const SIDECAR: &str = "aaaabbbbccccddddeeeeffff0000111122223333444455556666777788889999";
+pub(crate) const ID2: &str = "1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef";
 
 /// A node's `/var/log` as the kubelet lays it out: pod `ml-training/llama70b-worker-3` with
 /// containers `pytorch` and `nccl-sidecar`, pod `team-alice/alice-finetune` with `trainer`.
-fn kubelet_logs() -> TempDir {
+pub(crate) fn kubelet_logs() -> TempDir {
     let dir = TempDir::new().unwrap();
     let pods = dir.path().join("pods");
     for (pod_dir, containers) in [

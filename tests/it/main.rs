@@ -46,6 +46,7 @@ mod output_counters;
 mod output_demo;
 mod output_docs;
 mod output_filters;
+mod output_groups;
 mod output_json;
 mod output_once;
 mod procfs_core_stat;

@@ -40,3 +40,33 @@ fn json_md_example_is_the_demo_output() {
         "docs/json.md's example is stale: regenerate it with `restop --demo --json --dev mlx5_3`"
     );
 }
+
+#[test]
+fn json_md_groups_example_is_the_demo_output() {
+    let markdown = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md"))
+        .expect("docs/json.md");
+    let example = json_block_after(&markdown, "### `groups[]`");
+    // `restop --demo --json --group pod --dev mlx5_2 | jq .groups`.
+    let snapshot = DemoSource::new(1, Duration::from_secs(2))
+        .collect(&CollectRequest {
+            details: DetailScope::ErrorsOnly,
+            force_objects: true,
+        })
+        .unwrap();
+    let filter = Filter {
+        device: Some("mlx5_2".into()),
+        ..Filter::default()
+    };
+    let document = restop::output::render_json_grouped(
+        &snapshot,
+        &filter,
+        &Default::default(),
+        restop::model::owner_group::OwnerGroup::Pod,
+    );
+    let actual = serde_json::to_value(document).unwrap();
+    assert_eq!(
+        example, actual["groups"],
+        "docs/json.md's groups example is stale: regenerate it with \
+         `restop --demo --json --group pod --dev mlx5_2 | jq .groups`"
+    );
+}

@@ -2,9 +2,11 @@
 //! filters (schema in docs/json.md). Built without I/O; the caller serializes.
 
 mod counters;
+mod groups;
 mod view;
 
 pub use counters::{PortCountersView, ThroughputView, owner_ref};
+pub use groups::{GroupView, PodView};
 
 pub use view::*;
 
@@ -14,9 +16,10 @@ use crate::model::consumers::Consumer;
 use crate::model::error_qps::ErrorQp;
 use crate::model::filter::Filter;
 use crate::model::limits::{Quota, Thresholds, process_shares};
+use crate::model::owner_group::OwnerGroup;
 use crate::model::{
-    Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup, ResourceType, Runtime,
-    Snapshot, SourceKind, Warning,
+    Container, Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup,
+    ResourceType, Runtime, Snapshot, SourceKind, Warning,
 };
 
 /// The document for `snapshot` under `filter`.
@@ -33,6 +36,17 @@ pub fn render_json_with(
     snapshot: &Snapshot,
     filter: &Filter,
     thresholds: &Thresholds,
+) -> JsonDocument {
+    render_json_grouped(snapshot, filter, thresholds, OwnerGroup::Process)
+}
+
+/// The document with, when `group` is `container` or `pod` (`--group`), a `groups`
+/// list of the containers or pods the selected processes run in.
+pub fn render_json_grouped(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    thresholds: &Thresholds,
+    group: OwnerGroup,
 ) -> JsonDocument {
     let selection = Selection::with_thresholds(snapshot, filter, thresholds);
     JsonDocument {
@@ -57,6 +71,7 @@ pub fn render_json_with(
             .iter()
             .map(|e| error_qp(snapshot, e))
             .collect(),
+        groups: groups::groups(snapshot, &selection.consumers, group),
     }
 }
 
@@ -268,16 +283,7 @@ fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<Process
         cmdline: info.cmdline.clone(),
         uid: info.uid,
         user: info.user.clone(),
-        container: info.container.as_ref().map(|ct| ContainerView {
-            runtime: runtime(ct.runtime),
-            id: ct.id.clone(),
-            pod: ct.pod.clone(),
-            kubernetes: ct.kube.as_ref().map(|k| KubeView {
-                namespace: k.namespace.clone(),
-                pod: k.pod.clone(),
-                container: (!k.container.is_empty()).then(|| k.container.clone()),
-            }),
-        }),
+        container: info.container.as_ref().map(container_view),
         threads: info
             .creator_threads
             .iter()
@@ -291,6 +297,19 @@ fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<Process
         share: shares(snapshot, filter, c),
         rdma_cgroup: info.rdma_cgroup.as_deref().map(rdma_cgroup),
     })
+}
+
+fn container_view(ct: &Container) -> ContainerView {
+    ContainerView {
+        runtime: runtime(ct.runtime),
+        id: ct.id.clone(),
+        pod: ct.pod.clone(),
+        kubernetes: ct.kube.as_ref().map(|k| KubeView {
+            namespace: k.namespace.clone(),
+            pod: k.pod.clone(),
+            container: (!k.container.is_empty()).then(|| k.container.clone()),
+        }),
+    }
 }
 
 fn runtime(r: Runtime) -> &'static str {

@@ -19,6 +19,9 @@ pub struct JsonDocument {
     pub kernel: Vec<KernelOwnerView>,
     pub unattributed: BucketView,
     pub error_qps: Vec<ErrorQpView>,
+    /// With `--group container|pod` only: the containers or pods (see `groups.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<super::GroupView>>,
 }
 
 #[derive(Debug, Serialize)]

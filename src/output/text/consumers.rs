@@ -1,10 +1,14 @@
 //! The top consumers table: one row per process, kernel owner and the
-//! unattributed bucket, the first `--top` rows, then a totals row.
+//! unattributed bucket (or, with `--group`, per container or pod), the first
+//! `--top` rows, then a totals row.
 
-use super::layout::{Align, Column, table_header, table_row, table_width};
+use super::layout::{
+    Align, Column, clean, table_header, table_row, table_width, truncate, width_of,
+};
 use crate::model::consumer_table::{self, Align as TableAlign, ConsumerColumn};
 use crate::model::consumers::{Consumer, SortDirection, SortKey, sort_consumers};
 use crate::model::filter::Filter;
+use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use crate::model::{OwnerKey, ResourceType};
 
 /// Longest user name shown before it is cut (like `ps`).
@@ -26,11 +30,14 @@ pub struct TableOptions {
     pub top: usize,
     pub sort: SortKey,
     pub direction: SortDirection,
+    /// Rows per process, or per container or pod (the interactive view's `o`).
+    pub group: OwnerGroup,
     pub width: usize,
 }
 
-pub fn consumers(rows: &[Consumer], filter: &Filter, options: &TableOptions) -> Vec<String> {
-    let mut rows = rows.to_vec();
+pub fn consumers(consumers: &[Consumer], filter: &Filter, options: &TableOptions) -> Vec<String> {
+    // The interactive view's rows: grouping by process keeps every consumer a row.
+    let mut rows = group_consumers(consumers, options.group);
     sort_consumers(&mut rows, options.sort, options.direction);
     let shown = if options.top == 0 {
         rows.len()
@@ -38,6 +45,9 @@ pub fn consumers(rows: &[Consumer], filter: &Filter, options: &TableOptions) -> 
         options.top.min(rows.len())
     };
     let mut title = format!("TOP CONSUMERS by {}", sort_label(options.sort));
+    if options.group != OwnerGroup::Process {
+        title.push_str(&format!(", grouped by {}", options.group.name()));
+    }
     if shown < rows.len() {
         title.push_str(&format!(" ({shown} of {})", rows.len()));
     }
@@ -60,8 +70,19 @@ pub fn consumers(rows: &[Consumer], filter: &Filter, options: &TableOptions) -> 
     );
     let columns = columns(&fields, &rows[..shown], &total, options.width);
     lines.push(table_header(&columns));
+    let name_width = columns
+        .iter()
+        .zip(&fields)
+        .find(|(_, f)| **f == ConsumerColumn::Name)
+        .map_or(0, |(c, _)| c.width);
     for row in &rows[..shown] {
-        let cells: Vec<String> = fields.iter().map(|f| f.cell(row)).collect();
+        let cells: Vec<String> = fields
+            .iter()
+            .map(|f| match f {
+                ConsumerColumn::Name => name_cell(row, name_width),
+                f => row.cell(*f),
+            })
+            .collect();
         lines.push(table_row(&columns, &cells));
     }
     if shown < rows.len() {
@@ -83,17 +104,34 @@ pub fn consumers(rows: &[Consumer], filter: &Filter, options: &TableOptions) -> 
     lines
 }
 
+/// A row's NAME in `width` characters. A group's name is cut before its process
+/// count (`llama70b-pre… (3 procs)`), so a long pod name never hides how many
+/// processes the row sums.
+fn name_cell(row: &OwnerGroupRow, width: usize) -> String {
+    let cell = row.cell(ConsumerColumn::Name);
+    if width_of(&cell) <= width {
+        return cell;
+    }
+    let name = clean(&row.name);
+    match cell.strip_prefix(name.as_str()) {
+        Some(count) if row.is_group() && width > width_of(count) + 1 => {
+            format!("{}{count}", truncate(&name, width - width_of(count)))
+        }
+        _ => cell,
+    }
+}
+
 /// The table's columns but CONTAINER and POD (the report is for hosts), SRQ and
 /// CM_ID only when someone holds one or they were asked for, and ERR only
 /// with QPs.
-fn candidate_fields(rows: &[Consumer], filter: &Filter) -> Vec<ConsumerColumn> {
+fn candidate_fields(rows: &[OwnerGroupRow], filter: &Filter) -> Vec<ConsumerColumn> {
     let rare = [ResourceType::Srq, ResourceType::CmId];
     consumer_table::columns(filter)
         .into_iter()
         .filter(|f| match f {
             ConsumerColumn::Container | ConsumerColumn::Pod | ConsumerColumn::Trend(_) => false,
             ConsumerColumn::Count(t) if rare.contains(t) => {
-                filter.types.contains(t) || rows.iter().any(|r| r.counts.get(*t) > 0)
+                filter.types.contains(t) || rows.iter().any(|r| r.total.counts.get(*t) > 0)
             }
             ConsumerColumn::ErrQps => filter.shows_type(ResourceType::Qp),
             _ => true,
@@ -104,7 +142,7 @@ fn candidate_fields(rows: &[Consumer], filter: &Filter) -> Vec<ConsumerColumn> {
 /// Drops the least looked-at columns until names get a usable width.
 fn fit_fields(
     mut fields: Vec<ConsumerColumn>,
-    shown: &[Consumer],
+    shown: &[OwnerGroupRow],
     total: &Consumer,
     width: usize,
 ) -> (Vec<ConsumerColumn>, Vec<ConsumerColumn>) {
@@ -130,7 +168,7 @@ fn fit_fields(
 /// Columns sized to their content; NAME takes what is left, up to its need.
 fn columns(
     fields: &[ConsumerColumn],
-    shown: &[Consumer],
+    shown: &[OwnerGroupRow],
     total: &Consumer,
     width: usize,
 ) -> Vec<Column> {
@@ -150,7 +188,7 @@ fn columns(
 /// Characters left for NAME once every other column has its width.
 fn name_room(
     fields: &[ConsumerColumn],
-    shown: &[Consumer],
+    shown: &[OwnerGroupRow],
     total: &Consumer,
     width: usize,
 ) -> usize {
@@ -164,8 +202,8 @@ fn name_room(
 }
 
 /// A column as wide as its header and cells (user names capped like `ps`).
-fn fitted_column(field: ConsumerColumn, shown: &[Consumer], total: &Consumer) -> Column {
-    let mut cells: Vec<String> = shown.iter().map(|r| field.cell(r)).collect();
+fn fitted_column(field: ConsumerColumn, shown: &[OwnerGroupRow], total: &Consumer) -> Column {
+    let mut cells: Vec<String> = shown.iter().map(|r| r.cell(field)).collect();
     cells.push(total_cell(field, total));
     let mut col = Column::fitted(
         field.header(),
@@ -178,7 +216,7 @@ fn fitted_column(field: ConsumerColumn, shown: &[Consumer], total: &Consumer) ->
     col
 }
 
-fn totals(rows: &[Consumer]) -> Consumer {
+fn totals(rows: &[OwnerGroupRow]) -> Consumer {
     let mut total = Consumer {
         owner: OwnerKey::Unattributed,
         name: String::new(),
@@ -188,7 +226,7 @@ fn totals(rows: &[Consumer]) -> Consumer {
         qp_states: Default::default(),
         devices: Vec::new(),
     };
-    for row in rows {
+    for row in rows.iter().map(|r| &r.total) {
         total.counts += &row.counts;
         total.mr_bytes = total.mr_bytes.saturating_add(row.mr_bytes);
         total.qp_states.merge(&row.qp_states);

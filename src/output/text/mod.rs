@@ -13,6 +13,7 @@ use super::selection::Selection;
 use crate::model::ResourceType;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
+use crate::model::owner_group::OwnerGroup;
 use crate::model::{Snapshot, Thresholds};
 
 /// Every line of the report fits in this many columns.
@@ -27,6 +28,9 @@ pub struct OnceOptions {
     pub direction: SortDirection,
     /// Where `limit` warnings start.
     pub thresholds: Thresholds,
+    /// What a row of the consumers table stands for (`--group`): a process, or the
+    /// processes of one container or pod summed. `--json` lists the groups too.
+    pub group: OwnerGroup,
 }
 
 impl Default for OnceOptions {
@@ -36,6 +40,7 @@ impl Default for OnceOptions {
             sort: SortKey::default(),
             direction: SortDirection::Descending,
             thresholds: Thresholds::default(),
+            group: OwnerGroup::Process,
         }
     }
 }
@@ -53,6 +58,7 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
                 top: options.top,
                 sort: options.sort,
                 direction: options.direction,
+                group: options.group,
                 width: WIDTH,
             },
         ),

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define MAX_OBJECTS 1000
 #define MR_BYTES 4096
 
@@ -37,12 +39,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "leak_workload: %s: %s\n", what, strerror(errno));
-	exit(1);
 }
 
 /* the ready file, written whole through a rename so readers never see half */
@@ -63,24 +59,6 @@ static void sleep_ms(long ms)
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 	while (!stopping && nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-static struct ibv_context *open_device(void)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list");
-	struct ibv_context *ctx = NULL;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx) {
-		errno = ENODEV;
-		die(dev_name);
-	}
-	return ctx;
 }
 
 static struct ibv_qp *new_qp(struct ibv_pd *pd, struct ibv_cq *cq)
@@ -203,7 +181,7 @@ int main(int argc, char **argv)
 	char **rest = argv + optind + 1;
 	int nrest = argc - optind - 1;
 
-	struct ibv_context *ctx = open_device();
+	struct ibv_context *ctx = open_device(dev_name);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	if (!pd)
 		die("ibv_alloc_pd");

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define PDS 4
 #define QPS_PER_CQ 500
 #define BUF_PAGES 16
@@ -48,12 +50,6 @@ static void on_usr1(int sig)
 	advance = 1;
 }
 
-static void die(const char *what)
-{
-	fprintf(stderr, "scale_workload: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
 static double now_s(void)
 {
 	struct timespec t;
@@ -68,24 +64,6 @@ struct host {
 	long ncq, nqp, nmr, nerr;
 	char *buf;
 };
-
-static struct ibv_context *open_device(const char *name)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list");
-	struct ibv_context *ctx = NULL;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx) {
-		errno = ENODEV;
-		die(name);
-	}
-	return ctx;
-}
 
 static void add_qp(struct host *h)
 {

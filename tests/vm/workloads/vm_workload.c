@@ -51,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static volatile sig_atomic_t stopping;
 static const char *ready_path;
 static const char *dev_name = "rxe0";
@@ -64,12 +66,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "vm_workload: %s: %s\n", what, strerror(errno));
-	exit(1);
 }
 
 /* one ready-file line; also echoed to stdout for the logs */
@@ -107,30 +103,19 @@ static void publish(void)
 	fflush(stdout);
 }
 
+/* the device called NAME, opened, with its ready-file line */
+static struct ibv_context *open_noted(const char *name)
+{
+	struct ibv_context *ctx = open_device(name);
+	note("ctx dev=%s tid=%d", name, gettid());
+	return ctx;
+}
+
 /* every thread holding objects sleeps here; a signal to any of them ends it */
 static void hold(void)
 {
 	while (!stopping)
 		usleep(200 * 1000);
-}
-
-static struct ibv_context *open_device(const char *name)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list");
-	struct ibv_context *ctx = NULL;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx) {
-		errno = ENODEV;
-		die(name);
-	}
-	note("ctx dev=%s tid=%d", name, gettid());
-	return ctx;
 }
 
 static struct ibv_pd *new_pd(struct ibv_context *ctx)
@@ -308,7 +293,7 @@ static int post_send(struct ibv_qp *qp, struct ibv_mr *mr, uint64_t raddr, uint3
 
 static int mode_objects(const char *dev2)
 {
-	struct ibv_context *ctx = open_device(dev_name);
+	struct ibv_context *ctx = open_noted(dev_name);
 	struct ibv_pd *pd[3];
 	struct ibv_cq *cq[3];
 	for (int i = 0; i < 3; i++) {
@@ -352,7 +337,7 @@ static int mode_objects(const char *dev2)
 	note_qp(sqp, "srq");
 
 	if (dev2) {
-		struct ibv_context *ctx2 = open_device(dev2);
+		struct ibv_context *ctx2 = open_noted(dev2);
 		struct ibv_pd *pd2 = new_pd(ctx2);
 		new_cq(ctx2, 8);
 		new_mr(pd2, 32768, IBV_ACCESS_LOCAL_WRITE);
@@ -405,7 +390,7 @@ static int mode_threads(void)
 {
 	struct threads_shared s = { .lock = PTHREAD_MUTEX_INITIALIZER,
 				    .cond = PTHREAD_COND_INITIALIZER };
-	s.ctx = open_device(dev_name);
+	s.ctx = open_noted(dev_name);
 	s.pd = new_pd(s.ctx);
 	pthread_t live, gone;
 	if (pthread_create(&gone, NULL, worker_gone, &s) || pthread_join(gone, NULL))
@@ -444,7 +429,7 @@ static int mode_pair(int retry)
 		prctl(PR_SET_NAME, "wl_pair_peer");
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	}
-	struct ibv_context *ctx = open_device(dev_name);
+	struct ibv_context *ctx = open_noted(dev_name);
 	struct ibv_pd *pd = new_pd(ctx);
 	struct ibv_cq *cq = new_cq(ctx, 16);
 	struct ibv_mr *mr = new_mr(pd, 1 << 20, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -710,7 +695,7 @@ static int mode_churn(int secs)
 
 static int mode_flash(int ms)
 {
-	struct ibv_context *ctx = open_device(dev_name);
+	struct ibv_context *ctx = open_noted(dev_name);
 	struct ibv_pd *pd = new_pd(ctx);
 	struct ibv_cq *cq = new_cq(ctx, 4);
 	new_mr(pd, 4096, IBV_ACCESS_LOCAL_WRITE);
