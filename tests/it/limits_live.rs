@@ -1,7 +1,7 @@
 //! Device limits in the live source, over real kernel replies (a 6.1 kernel:
 //! its summary has no RES_SUMMARY_ENTRY_MAX) with a fake verbs library and a
-//! fake /proc and cgroup tree: limits from verbs, when the summary is taken
-//! again, restop's own objects left out, and cgroup rdma quotas.
+//! fake /proc and cgroup tree: limits from verbs (read side by side with the
+//! dumps), restop's own objects left out, and cgroup rdma quotas.
 
 use crate::support::fake_kernel::FakeKernel;
 use crate::support::fake_proc::FakeProc;
@@ -29,14 +29,19 @@ fn rxe_attrs() -> DeviceAttrs {
     }
 }
 
-/// A verbs library that answers for rxe0 only and remembers what it was asked.
+/// A verbs library that answers for rxe0 only and remembers what it was
+/// asked, and on which thread (`device@thread`).
 struct FakeVerbs {
     asked: Arc<Mutex<Vec<String>>>,
 }
 
 impl AttrReader for FakeVerbs {
     fn read(&mut self, device: &str) -> Result<DeviceAttrs, VerbsError> {
-        self.asked.lock().unwrap().push(device.to_string());
+        let thread = std::thread::current().name().unwrap_or("?").to_string();
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("{device}@{thread}"));
         match device {
             "rxe0" => Ok(rxe_attrs()),
             other => Err(VerbsError::Open(other.to_string(), 13)),
@@ -120,10 +125,13 @@ fn verbs_limits_fill_in_what_the_summary_lacks() {
             .max,
         Some(1_048_560)
     );
-    assert_eq!(*asked.lock().unwrap(), ["rxe0", "rxe1"]);
-    // The first collection took the summary again after the device was
-    // closed (2), the second once (1).
-    assert_eq!(summaries_asked(src), 3);
+    // Read on a thread of its own, side by side with the dumps.
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["rxe0@restop-verbs", "rxe1@restop-verbs"]
+    );
+    // One summary per collection: it is read before anything is opened.
+    assert_eq!(summaries_asked(src), 2);
 }
 
 #[test]
@@ -176,7 +184,7 @@ fn held_by(snap: &Snapshot, pid: u32) -> TypeCounts {
 }
 
 #[test]
-fn restops_own_objects_are_never_a_consumer_nor_usage() {
+fn restops_own_objects_are_never_a_consumer() {
     let proc = FakeProc::captured_host();
     let sys = tempfile::tempdir().unwrap();
     // Reference: nobody is restop.
@@ -199,7 +207,10 @@ fn restops_own_objects_are_never_a_consumer_nor_usage() {
             .current(ResourceType::Ctx)
             .unwrap()
     };
-    assert_eq!(ctx(&snap), ctx(&reference) - helper.get(ResourceType::Ctx));
+    // The summary is read before restop opens anything: it is shown as the
+    // kernel gave it (here the fake kernel counts rxe_helper's objects in it,
+    // which a real restop's summary cannot hold of its own).
+    assert_eq!(ctx(&snap), ctx(&reference));
     // Everyone else is counted as before.
     assert_eq!(held_by(&snap, 638), held_by(&reference, 638));
     assert!(src.take_notes().iter().any(|n| n.contains("restop itself")));

@@ -1,5 +1,6 @@
 //! Phase 1 of a collection (docs/architecture.md): the summary, device details, ports, netns
-//! mode, topology and NIC counters, every collection.
+//! mode, topology and NIC counters, every collection; which devices need limits from
+//! libibverbs, and putting them on the devices once read.
 
 use super::{LiveSource, vanished};
 use crate::collect::sysfs::sysfs_device;
@@ -7,6 +8,14 @@ use crate::collect::verbs::DeviceKey;
 use crate::model::{Device, NetnsMode, Port, ResourceType, Warning, WarningKind};
 use crate::nldev::{DeviceInfo, DeviceSummary, Transport};
 use crate::source::CollectError;
+
+/// The summary and the device list: what the rest of a collection starts from. Read
+/// before restop opens any device, so no count holds an object of restop's own.
+pub(super) struct Summaries {
+    summaries: Vec<DeviceSummary>,
+    infos: Vec<DeviceInfo>,
+    warnings: Vec<Warning>,
+}
 
 /// What the device phase read.
 pub(super) struct DeviceRead {
@@ -16,11 +25,11 @@ pub(super) struct DeviceRead {
 }
 
 impl<T: Transport> LiveSource<T> {
-    /// Reads every device's counts and details. Fails only when the summary
-    /// cannot be read: without it there is nothing to show.
-    pub(super) fn read_devices(&mut self) -> Result<DeviceRead, CollectError> {
+    /// Reads every device's counts and the device list. Fails only when the
+    /// summary cannot be read: without it there is nothing to show.
+    pub(super) fn read_summaries(&mut self) -> Result<Summaries, CollectError> {
         let mut warnings = Vec::new();
-        let mut summaries = self.client.summaries()?;
+        let summaries = self.client.summaries()?;
         let infos = match self.client.devices() {
             Ok(infos) => infos,
             Err(e) => {
@@ -31,11 +40,21 @@ impl<T: Transport> LiveSource<T> {
                 Vec::new()
             }
         };
-        if self.query_verbs(&summaries, &infos) {
-            // Reading limits opened (and closed) a device context of our own;
-            // the counts shown are taken after it is gone.
-            summaries = self.client.summaries()?;
-        }
+        Ok(Summaries {
+            summaries,
+            infos,
+            warnings,
+        })
+    }
+
+    /// Every device's details, ports, topology and NIC counters, and the
+    /// netns mode (limits from libibverbs come later: [`Self::apply_limits`]).
+    pub(super) fn read_devices(&mut self, read: Summaries) -> DeviceRead {
+        let Summaries {
+            summaries,
+            infos,
+            mut warnings,
+        } = read;
         let netns_mode = match self.client.sys() {
             Ok(sys) => sys.netns_mode,
             Err(_) => None, // older kernels have no SYS_GET; nothing to tell
@@ -54,39 +73,48 @@ impl<T: Transport> LiveSource<T> {
         // Renamed or removed devices must not keep stale topology.
         self.sysfs
             .retain(|name, _| devices.iter().any(|d| &d.name == name));
-        Ok(DeviceRead {
+        DeviceRead {
             devices,
             netns_mode,
             warnings,
-        })
+        }
     }
 
-    /// Asks libibverbs for the limits of devices not seen before whose
-    /// summary lacks a kernel maximum; true when a device context of
-    /// restop's own existed for a moment. When every device has its kernel
-    /// maxima, the library is never loaded: that is most of a small host's
-    /// start-up otherwise.
-    fn query_verbs(&mut self, summaries: &[DeviceSummary], infos: &[DeviceInfo]) -> bool {
-        let keys: Vec<DeviceKey> = summaries
-            .iter()
-            .filter(|s| lacks_kernel_max(s))
-            .map(|s| DeviceKey {
-                index: s.index,
-                name: s.name.clone(),
-                node_guid: infos
-                    .iter()
-                    .find(|i| i.index == s.index)
-                    .and_then(|i| i.node_guid),
-            })
-            .collect();
-        let opened = self.verbs.query_new(&keys);
+    /// The limits libibverbs gave, where the kernel's summary has none, and
+    /// what the library and the transport had to say.
+    pub(super) fn apply_limits(&mut self, devices: &mut [Device]) {
+        for device in devices.iter_mut() {
+            if let Some(attrs) = self.verbs.attrs(device.index, &device.name) {
+                attrs.apply_to(device);
+            }
+        }
         let mut notes = self.verbs.take_notes();
         notes.extend(self.client.take_transport_notes());
         self.note(notes);
-        opened
     }
+}
 
-    /// One device: its summary, limits, details, ports and topology.
+/// The devices libibverbs is asked about: those whose summary lacks a kernel
+/// maximum. When every device has its kernel maxima, the library is never
+/// loaded: that is most of a small host's start-up otherwise.
+pub(super) fn verbs_keys(read: &Summaries) -> Vec<DeviceKey> {
+    read.summaries
+        .iter()
+        .filter(|s| lacks_kernel_max(s))
+        .map(|s| DeviceKey {
+            index: s.index,
+            name: s.name.clone(),
+            node_guid: read
+                .infos
+                .iter()
+                .find(|i| i.index == s.index)
+                .and_then(|i| i.node_guid),
+        })
+        .collect()
+}
+
+impl<T: Transport> LiveSource<T> {
+    /// One device: its summary, details, ports and topology.
     fn device_of(
         &mut self,
         summary: &DeviceSummary,
@@ -95,9 +123,6 @@ impl<T: Transport> LiveSource<T> {
     ) -> Device {
         let mut device = Device::new(summary.index, summary.name.clone());
         device.usage = summary.usage.clone();
-        if let Some(attrs) = self.verbs.attrs(summary.index, &summary.name) {
-            attrs.apply_to(&mut device);
-        }
         if let Some(info) = infos.iter().find(|i| i.index == summary.index) {
             apply_info(&mut device, info);
             match self.client.ports(summary.index) {

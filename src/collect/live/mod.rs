@@ -7,8 +7,10 @@
 //! never turns into a firmware query per QP per second on a busy host.
 //!
 //! A collection runs in the phases of docs/architecture.md, one file each:
-//! devices (`devices.rs`), the object round (`round.rs`), leaving out
-//! restop's own objects (`own.rs`) and assembly (`assemble.rs`).
+//! devices (`devices.rs`), the object round (`round.rs`), restop's own
+//! objects (`own.rs`) and assembly (`assemble.rs`). libibverbs, when the
+//! kernel gives no limits, is read side by side with the device phase and the
+//! object round.
 
 mod assemble;
 mod devices;
@@ -19,7 +21,7 @@ mod view;
 
 use self::assemble::{Collected, assemble};
 use self::devices::DeviceRead;
-use self::own::leave_out_own;
+use self::own::own_in_dumps;
 use self::view::ObjectView;
 use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
@@ -136,15 +138,25 @@ impl<T: Transport> LiveSource<T> {
         let started = Instant::now();
         self.cadence.collection(started);
         let collected_at_ms = crate::model::time::now();
+        let summaries = self.read_summaries()?;
+        // libibverbs reads the limits side by side with everything else.
+        let keys = devices::verbs_keys(&summaries);
+        let mut verbs = std::mem::take(&mut self.verbs);
+        let ((read, dumped), _) = verbs.query_alongside(&keys, || {
+            let read = self.read_devices(summaries);
+            let dumped = self.objects_phase(&read.devices, request);
+            (read, dumped)
+        });
+        self.verbs = verbs;
         let DeviceRead {
             mut devices,
             netns_mode,
             mut warnings,
-        } = self.read_devices()?;
-        let dumped = self.objects_phase(&devices, request);
-        // Objects of our own that existed while this summary was taken are
-        // no one's usage either.
-        let own = leave_out_own(&mut devices, &self.view, &dumped);
+        } = read;
+        self.apply_limits(&mut devices);
+        // restop's own context, open while the dumps ran, is in no tally; the
+        // summary was read before it existed.
+        let own = own_in_dumps(&self.view, &dumped);
         if own > 0 {
             self.note(vec![format!(
                 "left out {own} objects owned by restop itself"

@@ -1,76 +1,43 @@
-//! Phase 3: restop's own objects (the context opened to read limits through
-//! libibverbs, and anything under it) are no one's usage. The object round
-//! counts them per device; here they leave the summary counts too.
+//! Phase 3: restop's own objects are no one's usage. The only one restop ever
+//! creates is the device context opened to read limits through libibverbs,
+//! which may be open while the dumps run (the library is read side by side
+//! with them). The object round leaves such objects out of every tally and
+//! counts them per device; the summary needs nothing taken out, because it is
+//! read before restop opens anything.
 
 use super::view::ObjectView;
-use crate::model::{Device, ResourceType, TypeCounts};
-use std::collections::HashMap;
+use crate::model::ResourceType;
 
-/// Takes restop's own objects, as the dumps of `dumped` (this collection's)
-/// found them, out of every device's summary counts; returns how many.
-pub(super) fn leave_out_own(
-    devices: &mut [Device],
-    view: &ObjectView,
-    dumped: &[ResourceType],
-) -> u64 {
-    let mut own: HashMap<u32, TypeCounts> = HashMap::new();
-    for t in dumped {
-        for (device, n) in view.types.get(t).map(|v| &v.own).into_iter().flatten() {
-            own.entry(*device).or_default().add(*t, *n);
-        }
-    }
-    subtract_all(devices, &own)
-}
-
-fn subtract_all(devices: &mut [Device], own: &HashMap<u32, TypeCounts>) -> u64 {
-    for device in devices.iter_mut() {
-        if let Some(counts) = own.get(&device.index) {
-            subtract(device, counts);
-        }
-    }
-    own.values().map(TypeCounts::total).sum()
-}
-
-fn subtract(device: &mut Device, own: &TypeCounts) {
-    for (t, n) in own.iter() {
-        if let Some(entry) = device.usage.0.get_mut(&t) {
-            entry.current = entry.current.saturating_sub(n);
-        }
-    }
+/// How many of restop's own objects the dumps of `dumped` (this
+/// collection's) found and left out.
+pub(super) fn own_in_dumps(view: &ObjectView, dumped: &[ResourceType]) -> u64 {
+    dumped
+        .iter()
+        .filter_map(|t| view.types.get(t))
+        .flat_map(|v| v.own.values())
+        .sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ResourceType, UsageEntry};
+    use crate::collect::live::view::TypeView;
 
     #[test]
-    fn own_objects_leave_the_summary_and_never_underflow() {
-        let mut d = Device::new(3, "rxe0");
-        d.usage.set(
-            ResourceType::Ctx,
-            UsageEntry {
-                current: 2,
-                max: None,
-                max_source: None,
-            },
+    fn only_this_collections_dumps_are_counted() {
+        let mut view = ObjectView::default();
+        let mut ctx = TypeView::default();
+        ctx.own.insert(3, 1);
+        ctx.own.insert(4, 1);
+        view.types.insert(ResourceType::Ctx, ctx);
+        let mut pd = TypeView::default();
+        pd.own.insert(3, 5);
+        view.types.insert(ResourceType::Pd, pd);
+        assert_eq!(own_in_dumps(&view, &[ResourceType::Ctx]), 2);
+        assert_eq!(
+            own_in_dumps(&view, &[ResourceType::Ctx, ResourceType::Pd]),
+            7
         );
-        d.usage.set(
-            ResourceType::Pd,
-            UsageEntry {
-                current: 0,
-                max: None,
-                max_source: None,
-            },
-        );
-        let mut own = TypeCounts::default();
-        own.add(ResourceType::Ctx, 1);
-        own.add(ResourceType::Pd, 5);
-        let mut devices = vec![d, Device::new(4, "rxe1")];
-        let left_out = subtract_all(&mut devices, &HashMap::from([(3, own)]));
-        assert_eq!(left_out, 6);
-        let usage = &devices[0].usage;
-        assert_eq!(usage.get(ResourceType::Ctx).map(|e| e.current), Some(1));
-        assert_eq!(usage.get(ResourceType::Pd).map(|e| e.current), Some(0));
+        assert_eq!(own_in_dumps(&view, &[]), 0);
     }
 }

@@ -6,8 +6,9 @@
 //! and a host without it just has no limits from this path. Each device is
 //! opened once — again only when it appears or is re-created — queried and
 //! closed at once. Opening creates a device context owned by restop; the live
-//! source therefore queries *before* taking the summary it reports, and leaves
-//! restop's own objects out of every count (see `live.rs`).
+//! source takes the summary it reports *before* anything is opened, queries
+//! side by side with the rest of the collection ([`VerbsLimits::query_alongside`]),
+//! and leaves restop's own objects out of the dumps (see `collect/live`).
 
 mod ffi;
 pub mod library;
@@ -113,6 +114,12 @@ pub struct VerbsLimits {
     notes: Vec<String>,
 }
 
+impl Default for VerbsLimits {
+    fn default() -> VerbsLimits {
+        VerbsLimits::disabled()
+    }
+}
+
 impl VerbsLimits {
     /// Reads through the system's libibverbs.
     pub fn system() -> VerbsLimits {
@@ -144,6 +151,42 @@ impl VerbsLimits {
             return false;
         }
         devices.iter().any(|k| !self.known.contains_key(k))
+    }
+
+    /// Runs `work` on this thread while the devices not queried yet are
+    /// queried on another one; returns what `work` gave and whether a device
+    /// was opened. Loading libibverbs, its device discovery and opening each
+    /// device are most of a small host's start-up (docs/performance.md), and
+    /// none of it needs netlink: side by side with the dumps its wall time
+    /// hides behind theirs when a second core is free. When no thread can be
+    /// started, the devices are queried first, then `work` runs.
+    pub fn query_alongside<R>(
+        &mut self,
+        devices: &[DeviceKey],
+        work: impl FnOnce() -> R,
+    ) -> (R, bool) {
+        if !self.needs_query(devices) {
+            let opened = self.query_new(devices);
+            return (work(), opened);
+        }
+        let side_by_side = std::thread::scope(|scope| {
+            let query = std::thread::Builder::new()
+                .name("restop-verbs".into())
+                .spawn_scoped(scope, || self.query_new(devices));
+            match query {
+                Ok(query) => {
+                    let result = work();
+                    // A panic in the library's thread loses its answer, not the collection.
+                    let opened = query.join().unwrap_or(true);
+                    Ok((result, opened))
+                }
+                Err(_) => Err(work),
+            }
+        });
+        side_by_side.unwrap_or_else(|work| {
+            let opened = self.query_new(devices);
+            (work(), opened)
+        })
     }
 
     /// Queries every device not queried yet and forgets devices that are
@@ -351,5 +394,23 @@ mod tests {
         );
         assert_eq!(d.usage.get(ResourceType::Ctx).unwrap().max, None);
         assert_eq!(d.object_limits.unwrap().max_cqe, Some(32_767));
+    }
+
+    #[test]
+    fn the_library_is_read_side_by_side_with_the_work() {
+        let (mut limits, calls) = fake();
+        let devices = [key(0, "rxe0")];
+        let (on, opened) = limits.query_alongside(&devices, || {
+            std::thread::current().name().map(str::to_string)
+        });
+        assert!(opened);
+        // The work stays on the caller's thread; the query ran on its own.
+        assert_ne!(on.as_deref(), Some("restop-verbs"));
+        assert_eq!(*calls.lock().unwrap(), ["rxe0"]);
+        assert!(limits.attrs(0, "rxe0").is_some());
+        // Nothing new: the work runs alone and nothing is opened.
+        let (n, opened) = limits.query_alongside(&devices, || 7);
+        assert_eq!((n, opened), (7, false));
+        assert_eq!(calls.lock().unwrap().len(), 1);
     }
 }
