@@ -1,7 +1,6 @@
 //! Application state and its one update function. No terminal, no I/O:
 //! everything here is driven by `Event`s and tested without a screen.
 
-pub mod alert_ages;
 pub mod columns;
 pub mod config;
 pub mod counters_view;

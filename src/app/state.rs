@@ -5,7 +5,6 @@
 //! what one screen shows (its rows, cursor, sort) lives in that screen
 //! (`screens/`).
 
-use super::alert_ages::AlertAges;
 use super::config::AppConfig;
 use super::layout::{self, FrameLayout, MainLayout};
 use super::replay::ReplayState;
@@ -69,10 +68,6 @@ pub struct App {
     /// Usage past `--warn`/`--crit` on the devices and in the cgroup quotas
     /// of what is shown: the `limit` warnings `--once` prints.
     pub limit_warnings: Vec<Warning>,
-    /// When each alert's condition was first seen (the FOR column).
-    pub alert_ages: AlertAges,
-    /// The snapshot `alert_ages` last took in.
-    alert_ages_at: Option<UnixMs>,
     /// Sparklines shown (`t`).
     pub sparklines: bool,
 
@@ -129,8 +124,6 @@ impl App {
             history: History::new(config.history.clone()),
             insights: Insights::default(),
             limit_warnings: Vec::new(),
-            alert_ages: AlertAges::default(),
-            alert_ages_at: None,
             sparklines: false,
             main: MainScreen::new(config.sort, config.direction, config.group),
             screens: Vec::new(),
@@ -258,12 +251,6 @@ impl App {
             .filter
             .scoped_to_devices(snapshot.devices.iter().map(|d| d.name.as_str()));
         self.insights = self.history.insights(snapshot, &self.scoped_filter);
-        let at = snapshot.meta.collected_at_ms;
-        if self.alert_ages_at != Some(at) {
-            self.alert_ages.observe(&self.insights.alerts, at);
-            self.alert_ages_at = Some(at);
-        }
-        self.insights.alerts = self.alert_ages.apply(&self.insights.alerts);
         let ctx = ctx!(self);
         self.main.refresh(&ctx);
         self.limit_warnings = self.limits_of_shown();

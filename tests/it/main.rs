@@ -60,6 +60,7 @@ mod record_roundtrip;
 mod record_stress;
 mod support;
 mod textfile_attack;
+mod trends_alert_since;
 mod trends_demo;
 mod trends_history;
 mod trends_json;

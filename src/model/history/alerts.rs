@@ -52,7 +52,9 @@ pub struct Alert {
     pub owner: Option<OwnerKey>,
     /// The device it is about, when it is about one.
     pub device: Option<String>,
-    /// When the condition began, as far as the history tells.
+    /// When the alert was first seen: the start the history gave it on the
+    /// first of the run of snapshots that raised it, kept while it lasts
+    /// (`alert_ages.rs`). `None` when nothing tells.
     pub since_ms: Option<UnixMs>,
 }
 

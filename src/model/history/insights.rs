@@ -1,8 +1,9 @@
 //! One reading of the history for one snapshot: everything the history adds
 //! to it (trends and leak verdicts per owner, device sparklines, the age of
-//! every ERROR QP, the alerts), under the filters of the view asking. The
-//! TUI, the JSON `trends` object and the exporter all format this one value,
-//! so an age or a verdict is derived in one place.
+//! every ERROR QP, the alerts with when each was first seen), under the
+//! filters of the view asking. The TUI, the JSON `trends` object and the
+//! exporter all format this one value, so an age or a verdict is derived in
+//! one place.
 //!
 //! A new kind of reading (counter rates, their alerts) is a new field here,
 //! filled in `History::insights`; alerts of any kind go to `alerts` and pass

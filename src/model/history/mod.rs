@@ -1,14 +1,17 @@
 //! What happened over time: a bounded history of every owner's and device's
 //! counts, the trends and leak suspects read from it, when each ERROR QP
-//! broke, a baseline to compare with, and the alerts all of that raises.
+//! broke, a baseline to compare with, and the alerts all of that raises,
+//! each with when it was first seen (`alert_ages.rs`).
 //!
 //! Memory is bounded whatever runs how long: each series keeps at most
 //! `max_points` points over `retention`, at most `max_owners` owners are
 //! tracked (exited owners go first, then the smallest), and owners and devices
-//! that left are forgotten once their points are older than `retention`.
+//! that left are forgotten once their points are older than `retention`, and
+//! so are alerts that ended (at most 4096 alerts' first-seen times are kept).
 //! Time is the snapshots' collection time, never the wall clock, so recorded
 //! and simulated data give the same trends as live data.
 
+mod alert_ages;
 mod alerts;
 mod baseline;
 mod config;
@@ -29,6 +32,7 @@ pub use owner_trend::OwnerTrend;
 pub use trend::{SERIES_POINTS, TrendRules, TypeTrend, plural, span_text};
 
 use super::{Millis, OwnerKey, ResourceType, Snapshot, UnixMs};
+use alert_ages::AlertAges;
 use error_ages::ErrorTracker;
 use series::Series;
 use std::collections::BTreeMap;
@@ -69,6 +73,11 @@ pub struct History {
     objects_ms: Option<UnixMs>,
     /// NIC counter series and alerts (counters.rs).
     counters: counters::CounterHistory,
+    /// When each alert was first seen (alert_ages.rs).
+    alert_ages: AlertAges,
+    /// The alerts of the latest snapshot under `config.alerts`, with their
+    /// first-seen times: raised once per snapshot, read by every view of it.
+    latest_alerts: Vec<Alert>,
 }
 
 /// Events of processes exiting with objects left behind, kept at most.
@@ -91,6 +100,8 @@ impl History {
                 config.max_points,
                 counters::CounterAlertRules::default(),
             ),
+            alert_ages: AlertAges::default(),
+            latest_alerts: Vec::new(),
         }
     }
 
@@ -178,6 +189,10 @@ impl History {
         }
         self.latest = Some(OwnerHoldings::of(snapshot));
         self.forget_old(t);
+        let raised = self.raised_at(&self.config.alerts, t);
+        self.alert_ages
+            .observe(&raised, t, self.config.retention_ms());
+        self.latest_alerts = self.alert_ages.apply(raised, t);
     }
 
     /// The trend of every type `owner` held over the window ending at the
@@ -268,8 +283,20 @@ impl History {
     }
 
     /// Alerts as of `at_ms`: objects left behind by exited processes, QPs
-    /// lingering in ERR/SQE, then leak suspects.
+    /// lingering in ERR/SQE, then leak suspects. Each one's `since_ms` is
+    /// when it was first seen: the start of the run of snapshots that raised
+    /// it (`alert_ages.rs`), not of the points the window still holds.
     pub fn alerts_at(&self, thresholds: &AlertThresholds, at_ms: UnixMs) -> Vec<Alert> {
+        if self.latest_ms == Some(at_ms) && *thresholds == self.config.alerts {
+            return self.latest_alerts.clone();
+        }
+        self.alert_ages
+            .apply(self.raised_at(thresholds, at_ms), at_ms)
+    }
+
+    /// The alerts the history raises as of `at_ms`, each since when the
+    /// points it still holds say.
+    fn raised_at(&self, thresholds: &AlertThresholds, at_ms: UnixMs) -> Vec<Alert> {
         let mut out: Vec<Alert> = self
             .unreleased
             .iter()
@@ -281,8 +308,16 @@ impl History {
             thresholds.error_qp_linger,
             |owner| self.label_of(owner),
         ));
+        let from = at_ms.minus(self.config.window_ms());
+        let rules = self.config.rules();
         for (owner, track) in &self.owners {
             if !track.present && track.last_seen_ms <= at_ms {
+                continue;
+            }
+            // Most owners are too young for a verdict: that is cheap to
+            // tell, and alerts are raised on every snapshot taken in.
+            let (points, span) = track.series.extent(from, at_ms);
+            if !rules.observed_long_enough(points, span) {
                 continue;
             }
             let Some(trend) = self.owner_trend_at(owner, at_ms) else {
@@ -297,11 +332,7 @@ impl History {
             }
             let since = track
                 .series
-                .values(
-                    ResourceType::Qp,
-                    at_ms.minus(self.config.window_ms()),
-                    at_ms,
-                )
+                .values(ResourceType::Qp, from, at_ms)
                 .first()
                 .map(|(t, _)| UnixMs(*t));
             out.push(Alert {

@@ -58,6 +58,20 @@ impl Series {
         self.points.front()
     }
 
+    /// How many points lie in `from..=until`, and the time from the first
+    /// of them to the last: what a verdict needs, without copying a point.
+    pub fn extent(&self, from_ms: UnixMs, until_ms: UnixMs) -> (usize, Millis) {
+        let mut inside = self
+            .points
+            .iter()
+            .filter(|p| p.t_ms >= from_ms && p.t_ms <= until_ms);
+        let Some(first) = inside.next() else {
+            return (0, Millis::ZERO);
+        };
+        let (n, last) = inside.fold((1, first.t_ms), |(n, _), p| (n + 1, p.t_ms));
+        (n, last.since(first.t_ms))
+    }
+
     /// (t, count of `t`) for the points in `from..=until`, the time as the
     /// plain number of Unix ms the trend statistics compute with.
     pub fn values(&self, t: ResourceType, from_ms: UnixMs, until_ms: UnixMs) -> Vec<(u64, u64)> {
@@ -119,6 +133,8 @@ mod tests {
             s.values(ResourceType::Qp, UnixMs(6000), UnixMs(8000)).len(),
             3
         );
+        assert_eq!(s.extent(UnixMs(5500), UnixMs(8000)), (3, Millis(2000)));
+        assert_eq!(s.extent(UnixMs(9500), UnixMs(9900)), (0, Millis::ZERO));
         s.record(UnixMs(3000), qps(1), Millis(1000), 100);
         assert_eq!(
             s.last().map(|p| p.t_ms),

@@ -18,6 +18,9 @@ pub const SERIES_POINTS: usize = 24;
 /// slopes are O(n²)); longer windows are thinned evenly.
 const THEIL_SEN_POINTS: usize = 32;
 
+/// The fewest points a verdict is given on.
+const VERDICT_POINTS: usize = 5;
+
 /// What the verdict needs besides the points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrendRules {
@@ -25,6 +28,14 @@ pub struct TrendRules {
     pub min_span_ms: Millis,
     /// Smallest net growth over the window that can be a leak.
     pub min_growth: u64,
+}
+
+impl TrendRules {
+    /// Whether `points` points spanning `span_ms` are enough for a verdict:
+    /// when they are not, no count over them can be a leak suspect.
+    pub fn observed_long_enough(&self, points: usize, span_ms: Millis) -> bool {
+        span_ms >= self.min_span_ms && points >= VERDICT_POINTS
+    }
 }
 
 /// How one count of one owner moved over the trend window.
@@ -88,7 +99,7 @@ pub fn analyze(t: ResourceType, points: &[(u64, u64)], rules: &TrendRules) -> Ty
     };
     let rate_per_min = theil_sen_per_ms(points) * 60_000.0;
 
-    let long_enough = span_ms >= rules.min_span_ms && points.len() >= 5;
+    let long_enough = rules.observed_long_enough(points.len(), span_ms);
     let grew = growth > 0 && growth.unsigned_abs() >= rules.min_growth.max(1);
     // Near-monotone: what came back down is small and rare.
     let near_monotone = steps.fall.saturating_mul(10) <= steps.rise
