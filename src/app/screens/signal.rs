@@ -8,6 +8,7 @@
 
 use super::modal::draw_box;
 use super::{Ctx, Outcome, Pane};
+use crate::app::cursor::Cursor;
 use crate::app::keys::Action;
 use crate::model::OwnerKey;
 use crate::model::consumers::Consumer;
@@ -114,7 +115,8 @@ pub struct SignalScreen {
     pub comm: String,
     /// The command line, joined by spaces (empty when unknown).
     pub cmdline: String,
-    pub selected: usize,
+    /// The highlighted signal, an index into `SignalKind::ALL`.
+    pub cursor: Cursor,
 }
 
 impl SignalScreen {
@@ -139,13 +141,13 @@ impl SignalScreen {
             start_time: key.start_time,
             comm,
             cmdline,
-            selected: 0,
+            cursor: Cursor::default(),
         })
     }
 
     pub fn signal(&self) -> SignalKind {
         SignalKind::ALL
-            .get(self.selected)
+            .get(self.cursor.selected)
             .copied()
             .unwrap_or(SignalKind::Term)
     }
@@ -178,18 +180,14 @@ impl Pane for SignalScreen {
     }
 
     fn on_action(&mut self, action: Action) -> Outcome {
-        let last = SignalKind::ALL.len() - 1;
+        let len = SignalKind::ALL.len();
         match action {
             Action::Back | Action::Quit | Action::Signal => return Outcome::Close,
             Action::Enter => return Outcome::Signal(self.request()),
-            Action::Down | Action::Right | Action::NextPane => {
-                self.selected = (self.selected + 1).min(last);
-            }
-            Action::Up | Action::Left | Action::PrevPane => {
-                self.selected = self.selected.saturating_sub(1);
-            }
-            Action::Home | Action::PageUp => self.selected = 0,
-            Action::End | Action::PageDown => self.selected = last,
+            Action::Down | Action::Right | Action::NextPane => self.cursor.move_by(1, len),
+            Action::Up | Action::Left | Action::PrevPane => self.cursor.move_by(-1, len),
+            Action::Home | Action::PageUp => self.cursor.home(),
+            Action::End | Action::PageDown => self.cursor.end(len),
             _ => {}
         }
         Outcome::Handled
@@ -224,10 +222,14 @@ impl Pane for SignalScreen {
             if y >= bottom {
                 break;
             }
-            let marker = if i == self.selected { '▸' } else { ' ' };
+            let marker = if i == self.cursor.selected {
+                '▸'
+            } else {
+                ' '
+            };
             let text = format!("{marker} {:<8} {}", signal.name(), signal.what());
             put(buf, inner.x, y, &text, inner.width, theme.plain());
-            if i == self.selected {
+            if i == self.cursor.selected {
                 style_area(
                     buf,
                     Rect::new(inner.x, y, inner.width, 1),
