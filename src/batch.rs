@@ -62,7 +62,7 @@ pub fn run(
     }
     let mut printer = Printer {
         settings,
-        history: History::new(settings.history.clone()),
+        history: History::new(settings.trends.clone()),
         device_missing: false,
         printed: 0,
         out,

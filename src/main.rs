@@ -97,7 +97,7 @@ fn run_interactive(settings: &Settings) -> Result<u8> {
         tell("the interactive view needs a terminal; use --once or --json in pipes and scripts");
         return Ok(EXIT_USAGE);
     }
-    let config = settings.app_config();
+    let config = restop::app::AppConfig::new(settings);
     if let Origin::Replay(path) = &settings.source.origin {
         let replay = restop::record::ReplaySource::open(path)?;
         return restop::tui::run_replay(replay, config).map(|()| EXIT_OK);
@@ -182,7 +182,7 @@ fn json_text(snapshot: &Snapshot, settings: &Settings) -> Result<String> {
     let document = output::render_json_grouped(
         snapshot,
         &settings.filter,
-        &settings.thresholds(),
+        &settings.report.thresholds,
         settings.report.group,
     );
     let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;

@@ -1,14 +1,19 @@
-//! Settings the application starts with.
+//! What the interactive view starts with: its reading of the settings
+//! groups it shows (source interval, filters, report, interactive, trends),
+//! built in one place from [`Settings`]. Every default is the settings' own:
+//! `AppConfig::default()` is what a run with no options and no config file
+//! starts with.
 
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
 use crate::model::owner_group::OwnerGroup;
+use crate::settings::Settings;
 use std::time::Duration;
 
 /// Gauge colours follow the same thresholds as the `limit` warnings.
 pub use crate::model::limits::{Level, Thresholds};
-pub use crate::ui::theme::ThemeKind;
+pub use crate::settings::ThemeKind;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AppConfig {
@@ -33,21 +38,38 @@ pub struct AppConfig {
     pub history: HistoryConfig,
 }
 
-impl Default for AppConfig {
-    fn default() -> Self {
+impl AppConfig {
+    /// The view's start from the settings' source, filter, report,
+    /// interactive and trends groups.
+    pub fn new(settings: &Settings) -> AppConfig {
+        let Settings {
+            source,
+            filter,
+            report,
+            interactive,
+            trends,
+            ..
+        } = settings;
         AppConfig {
-            interval: Duration::from_secs(2),
-            filter: Filter::default(),
-            sort: SortKey::default(),
-            direction: SortDirection::Descending,
-            group: OwnerGroup::Process,
-            thresholds: Thresholds::default(),
-            color: true,
-            mouse: true,
-            theme: ThemeKind::Default,
-            read_only: false,
-            history: HistoryConfig::default(),
+            interval: source.interval,
+            filter: filter.clone(),
+            sort: report.sort,
+            direction: report.direction,
+            group: report.group,
+            thresholds: report.thresholds,
+            color: interactive.color,
+            mouse: interactive.mouse,
+            theme: interactive.theme,
+            read_only: interactive.read_only,
+            history: trends.clone(),
         }
+    }
+}
+
+impl Default for AppConfig {
+    /// The settings' defaults, not a copy of them.
+    fn default() -> Self {
+        AppConfig::new(&Settings::default())
     }
 }
 
@@ -87,6 +109,18 @@ pub fn shorter_interval(current: Duration) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_defaults_are_the_settings_defaults() {
+        let settings = Settings::default();
+        let config = AppConfig::default();
+        assert_eq!(config.interval, crate::settings::DEFAULT_INTERVAL);
+        assert_eq!(config.interval, settings.source.interval);
+        assert_eq!(config.history, settings.trends);
+        assert_eq!(config.sort, settings.report.sort);
+        assert_eq!(config.group, settings.report.group);
+        assert_eq!(config.theme, settings.interactive.theme);
+    }
 
     #[test]
     fn intervals_step_from_off_list_values() {

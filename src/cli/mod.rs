@@ -8,6 +8,7 @@
 //! New subcommands go into [`Command`]; [`command`] is the definition to
 //! hand to anything that introspects the CLI (completions, man page).
 
+mod export;
 mod export_refusal;
 mod filters;
 mod interactive;
@@ -20,12 +21,12 @@ mod trends;
 #[cfg(test)]
 mod tests;
 
-use crate::export::ExportArgs;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub use crate::settings::values::{parse_qp_state, parse_resource_type, parse_sort_key};
 pub use crate::settings::{Mode, Settings};
+pub use export::{EXPORT_EXAMPLES, ExportArgs};
 pub use export_refusal::check_export_options;
 pub use filters::FilterArgs;
 pub use interactive::InteractiveArgs;

@@ -2,13 +2,13 @@
 //! [`Settings`], validated here and only here.
 
 use super::{Cli, Command};
-use crate::export::DEFAULT_INTERVAL as EXPORT_INTERVAL;
 use crate::model::Thresholds;
 use crate::model::history::{AlertThresholds, HistoryConfig};
-use crate::output::OnceOptions;
+use crate::settings::export::DEFAULT_INTERVAL as EXPORT_INTERVAL;
 use crate::settings::locate::Loaded;
 use crate::settings::{
-    DEFAULT_INTERVAL, Defaults, InteractiveSettings, Mode, Origin, Settings, SourceSettings,
+    DEFAULT_INTERVAL, Defaults, InteractiveSettings, Mode, Origin, ReportSettings, Settings,
+    SourceSettings, no_color_env,
 };
 
 /// Builds the settings of this run; `Err` is a usage error's message.
@@ -16,36 +16,22 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
     let empty = Defaults::default();
     let d = file.map_or(&empty, |l| &l.defaults);
     let mode = cli.mode();
-    let source = source_settings(cli, d, mode);
-    let sort = cli.report.sort.or(d.sort).unwrap_or_default();
-    let report = OnceOptions {
-        top: cli
-            .report
-            .top
-            .or(d.top)
-            .unwrap_or(OnceOptions::default().top),
-        sort,
-        direction: sort.natural_direction(),
-        thresholds: thresholds(cli, d, file)?,
-        group: cli.interactive.group.or(d.group).unwrap_or_default(),
-    };
-    let history = history_config(cli, d);
     Ok(Settings {
         mode,
-        source,
+        source: source_settings(cli, d, mode),
         record: cli.recording.record.clone(),
         iterations: cli.mode.iterations,
         rates: cli.report.rates,
         filter: cli.filters.filter(d.columns.as_deref()),
-        report,
-        interactive: InteractiveSettings {
-            mouse: !cli.interactive.no_mouse && d.mouse.unwrap_or(true),
-            color: !cli.interactive.no_color && d.color.unwrap_or(true),
-            theme: cli.interactive.theme.or(d.theme).unwrap_or_default(),
-            read_only: cli.interactive.read_only || d.read_only.unwrap_or(false),
-        },
-        history,
-        export: cli.command.as_ref().and_then(Command::export_args).cloned(),
+        report: report_settings(cli, d, file)?,
+        interactive: interactive_settings(cli, d),
+        trends: history_config(cli, d),
+        export: cli
+            .command
+            .as_ref()
+            .and_then(Command::export_args)
+            .map(|args| args.settings())
+            .unwrap_or_default(),
         config_file: file.map(|l| l.path.clone()),
     })
 }
@@ -86,14 +72,42 @@ fn source_settings(cli: &Cli, d: &Defaults, mode: Mode) -> SourceSettings {
     let defaults = SourceSettings::default();
     SourceSettings {
         origin,
-        demo_at: s.demo_at.unwrap_or_default(),
+        demo_at: s.demo_at.unwrap_or(defaults.demo_at),
         interval,
         timeout: s.timeout.or(d.timeout).unwrap_or(defaults.timeout),
         objects_every: s
             .objects_every
             .or(d.objects_every)
             .unwrap_or(defaults.objects_every),
-        verbs: !s.no_verbs && d.verbs.unwrap_or(true),
+        verbs: !s.no_verbs && d.verbs.unwrap_or(defaults.verbs),
+    }
+}
+
+fn report_settings(
+    cli: &Cli,
+    d: &Defaults,
+    file: Option<&Loaded>,
+) -> Result<ReportSettings, String> {
+    let defaults = ReportSettings::default();
+    let sort = cli.report.sort.or(d.sort).unwrap_or(defaults.sort);
+    Ok(ReportSettings {
+        top: cli.report.top.or(d.top).unwrap_or(defaults.top),
+        sort,
+        direction: sort.natural_direction(),
+        thresholds: thresholds(cli, d, file)?,
+        group: cli.interactive.group.or(d.group).unwrap_or(defaults.group),
+    })
+}
+
+/// The flags turn things off; so does the file; `NO_COLOR` (non-empty) too.
+fn interactive_settings(cli: &Cli, d: &Defaults) -> InteractiveSettings {
+    let i = &cli.interactive;
+    let defaults = InteractiveSettings::default();
+    InteractiveSettings {
+        mouse: !i.no_mouse && d.mouse.unwrap_or(defaults.mouse),
+        color: !i.no_color && d.color.unwrap_or(defaults.color) && !no_color_env(),
+        theme: i.theme.or(d.theme).unwrap_or(defaults.theme),
+        read_only: i.read_only || d.read_only.unwrap_or(defaults.read_only),
     }
 }
 

@@ -2,6 +2,7 @@
 //! refusals, and the merge with the config file.
 
 use super::*;
+use crate::app::AppConfig;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
@@ -77,9 +78,10 @@ fn defaults() {
     assert_eq!(s.report.direction, SortDirection::Descending);
     assert_eq!(s.source.origin, Origin::Live);
     assert_eq!(s.filter, Filter::default());
-    assert_eq!(s.history, HistoryConfig::default());
+    assert_eq!(s.trends, HistoryConfig::default());
     assert_eq!(s.report.thresholds, Thresholds::default());
-    assert!(s.interactive.mouse && s.interactive.color);
+    assert!(s.interactive.mouse);
+    assert_eq!(s.interactive.color, !crate::settings::no_color_env());
     assert_eq!(s.config_file, None);
 }
 
@@ -109,7 +111,7 @@ fn sort_keys_and_their_direction() {
     assert_eq!(s.report.direction, SortDirection::Descending);
     let s = settings(&["--sort", "name"]);
     assert_eq!(s.report.direction, SortDirection::Ascending);
-    assert_eq!(s.app_config().direction, SortDirection::Ascending);
+    assert_eq!(AppConfig::new(&s).direction, SortDirection::Ascending);
     assert!(parse(&["--sort", "colour"]).is_err());
 }
 
@@ -143,7 +145,7 @@ fn prometheus_durations_on_the_command_line() {
     );
     assert_eq!(
         settings(&["--err-linger", "1h"])
-            .history
+            .trends
             .alerts
             .error_qp_linger,
         Duration::from_secs(3600)
@@ -184,7 +186,7 @@ fn trend_options_make_the_history_config() {
         "--err-linger",
         "5s",
     ])
-    .history;
+    .trends;
     assert_eq!(c.retention, Duration::from_secs(1800));
     assert_eq!(c.window, Duration::from_secs(900));
     assert_eq!(c.alerts.error_qp_linger, Duration::from_secs(5));
@@ -232,7 +234,8 @@ fn export_has_its_own_default_interval_and_takes_trend_options() {
     let s = settings(&["export"]);
     assert_eq!(s.mode, Mode::Export);
     assert_eq!(s.source.interval, Duration::from_secs(15));
-    assert!(s.export.is_some());
+    assert_eq!(s.mode, Mode::Export);
+    assert_eq!(s.export, crate::settings::ExportSettings::default());
     assert_eq!(
         settings(&["export", "-d", "1s"]).source.interval,
         Duration::from_secs(1)
@@ -242,7 +245,7 @@ fn export_has_its_own_default_interval_and_takes_trend_options() {
         Duration::from_secs(1)
     );
     assert_eq!(
-        settings(&["export", "--trend-window", "1m"]).history.window,
+        settings(&["export", "--trend-window", "1m"]).trends.window,
         Duration::from_secs(60)
     );
 }
@@ -287,7 +290,7 @@ interval = "30s"
     assert_eq!(s.report.thresholds.warn, 0.70);
     assert!(!s.interactive.mouse);
     assert!(s.interactive.color);
-    assert_eq!(s.history.window, Duration::from_secs(600));
+    assert_eq!(s.trends.window, Duration::from_secs(600));
     assert_eq!(s.config_file.as_deref(), Some("/etc/restop.toml".as_ref()));
 
     let s = with_file(
@@ -319,7 +322,7 @@ fn thresholds_from_the_file_are_checked_with_the_command_line_and_name_their_lin
 #[test]
 fn the_exporters_delay_help_names_its_default() {
     assert_eq!(
-        crate::settings::format_duration(crate::export::DEFAULT_INTERVAL),
+        crate::settings::format_duration(crate::settings::export::DEFAULT_INTERVAL),
         "15s",
         "ExportArgs::delay's help says 15s"
     );
@@ -330,7 +333,7 @@ fn group_comes_from_the_command_line_over_the_config_file() {
     assert_eq!(settings(&[]).report.group, OwnerGroup::Process);
     assert_eq!(settings(&["--group", "pod"]).report.group, OwnerGroup::Pod);
     assert_eq!(
-        settings(&["--group", "container"]).app_config().group,
+        AppConfig::new(&settings(&["--group", "container"])).group,
         OwnerGroup::Container
     );
     assert!(parse(&["--group", "node"]).is_err());
@@ -347,7 +350,7 @@ fn group_comes_from_the_command_line_over_the_config_file() {
 
 #[test]
 fn the_theme_comes_from_the_flag_over_the_file() {
-    use crate::ui::theme::ThemeKind;
+    use crate::settings::ThemeKind;
     assert_eq!(settings(&[]).interactive.theme, ThemeKind::Default);
     assert_eq!(
         settings(&["--theme", "light"]).interactive.theme,
@@ -370,15 +373,57 @@ fn the_theme_comes_from_the_flag_over_the_file() {
 
 #[test]
 fn read_only_from_the_command_line_or_the_file() {
-    assert!(!settings(&[]).app_config().read_only);
-    assert!(settings(&["--read-only"]).app_config().read_only);
+    assert!(!AppConfig::new(&settings(&[])).read_only);
+    assert!(AppConfig::new(&settings(&["--read-only"])).read_only);
     let file = "[interactive]\nread_only = true\n";
-    assert!(with_file(&[], file).unwrap().app_config().read_only);
+    assert!(AppConfig::new(&with_file(&[], file).unwrap()).read_only);
     let off = "[interactive]\nread_only = false\n";
-    assert!(
-        with_file(&["--read-only"], off)
-            .unwrap()
-            .app_config()
-            .read_only
+    assert!(AppConfig::new(&with_file(&["--read-only"], off).unwrap()).read_only);
+}
+
+/// Each default is written once, in its group's `Default`: with nothing on
+/// the command line and no config file, every group resolves to it, and the
+/// interactive view starts from the same values.
+#[test]
+fn with_no_options_every_group_is_its_default() {
+    use crate::settings::{ExportSettings, InteractiveSettings, ReportSettings, SourceSettings};
+    let s = settings(&[]);
+    let defaults = Settings::default();
+    assert_eq!(s.source, SourceSettings::default());
+    assert_eq!(s.filter, defaults.filter);
+    assert_eq!(s.report, ReportSettings::default());
+    assert_eq!(s.trends, HistoryConfig::default());
+    assert_eq!(s.export, ExportSettings::default());
+    let color = !crate::settings::no_color_env();
+    assert_eq!(
+        s.interactive,
+        InteractiveSettings {
+            color,
+            ..InteractiveSettings::default()
+        }
     );
+    assert_eq!(
+        Settings {
+            interactive: InteractiveSettings::default(),
+            ..s.clone()
+        },
+        defaults
+    );
+    // The interactive interval at start is the source group's default.
+    assert_eq!(
+        AppConfig::new(&s).interval,
+        SourceSettings::default().interval
+    );
+    assert_eq!(AppConfig::default().interval, s.source.interval);
+    assert_eq!(
+        AppConfig {
+            color: true,
+            ..AppConfig::new(&s)
+        },
+        AppConfig::default()
+    );
+    // The exporter's defaults are the export group's.
+    let e = settings(&["export"]);
+    assert_eq!(e.source.interval, crate::settings::export::DEFAULT_INTERVAL);
+    assert_eq!(e.export, ExportSettings::default());
 }

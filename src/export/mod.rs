@@ -10,21 +10,18 @@
 //! into one document (`exposition` writes the formats); `http` serves it;
 //! `textfile` writes it. Read-only: nothing here writes to the kernel.
 
-pub mod args;
 pub mod catalog;
 pub mod collector;
 pub mod counters;
 pub mod exposition;
 pub mod health;
 pub mod http;
-pub mod listen;
 pub mod render;
 pub mod reopen;
 pub mod run;
 pub mod textfile;
 pub mod top_owners;
 
-pub use args::{DEFAULT_INTERVAL, ExportArgs};
 pub use collector::{Collector, Exposition, Latest, Stop};
 pub use exposition::Format;
 pub use render::{ErrorQpAges, LeakSuspect, RenderInput, render, render_with};

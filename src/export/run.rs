@@ -1,17 +1,18 @@
 //! `restop export`: the collection thread plus either the HTTP server or the
 //! textfile writer. Messages go to stderr; metrics never do.
 
-use super::args::ExportArgs;
 use super::collector::{Collector, Latest, Stop};
 use super::exposition::Format;
 use super::health::Health;
 use super::http::{Limits, Server};
-use super::listen::is_loopback;
 use super::textfile::write_atomically;
-use crate::settings::Settings;
+use super::top_owners::OwnerOptions;
+use crate::settings::listen::is_loopback;
+use crate::settings::{ExportTarget, Settings};
 use crate::source::Source;
 use anyhow::{Context, Result};
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,23 +21,24 @@ use std::time::{Duration, Instant};
 /// the source the session opened. Returns the exit status: 0, or 1 when a
 /// `--once` collection failed.
 pub fn run(settings: &Settings, source: Box<dyn Source>) -> Result<u8> {
-    let Some(args) = &settings.export else {
-        anyhow::bail!("the exporter runs only as `restop export`");
-    };
+    let export = &settings.export;
     let interval = settings.source.interval;
-    let collector = Collector::new(source, args.top.into())
-        .with_history(settings.history.clone())
-        .with_owners(args.owner_options());
-    match &args.textfile {
-        Some(path) if args.once => textfile_once(path, collector),
-        Some(path) => textfile_loop(path, collector, interval),
-        None => serve(args, collector, interval),
+    let collector = Collector::new(source, export.top.into())
+        .with_history(settings.trends.clone())
+        .with_owners(OwnerOptions {
+            group: export.owners_by,
+            pid_label: export.pid_label,
+        });
+    match &export.target {
+        ExportTarget::Textfile { path, once: true } => textfile_once(path, collector),
+        ExportTarget::Textfile { path, once: false } => textfile_loop(path, collector, interval),
+        ExportTarget::Http(listen) => serve(*listen, collector, interval),
     }
 }
 
-fn serve(args: &ExportArgs, mut collector: Collector, interval: Duration) -> Result<u8> {
+fn serve(listen: SocketAddr, mut collector: Collector, interval: Duration) -> Result<u8> {
     // Bind before collecting: a taken port is reported at once.
-    let server = Server::bind(args.listen_addr(), Limits::default())?;
+    let server = Server::bind(listen, Limits::default())?;
     let addr = server.local_addr();
     if !is_loopback(&addr) {
         tell(&format!(

@@ -2,7 +2,7 @@
 //! recording, as asked (never a silent fallback), wrapped for `--record`.
 
 use super::record::{Notice, RecordingSource};
-use crate::collect::LiveSource;
+use crate::collect::{LiveOptions, LiveSource};
 use crate::demo::DemoSource;
 use crate::export::Reopening;
 use crate::model::SourceKind;
@@ -24,13 +24,41 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
             source.demo_at,
         )),
         Origin::Live if settings.mode == Mode::Export => {
-            let options = settings.live_options();
+            let options = live_options(settings);
             Box::new(Reopening::new(SourceKind::Live, move || {
                 LiveSource::open(options.clone()).map(|s| Box::new(s) as Box<dyn Source>)
             }))
         }
-        Origin::Live => Box::new(LiveSource::open(settings.live_options())?),
+        Origin::Live => Box::new(LiveSource::open(live_options(settings))?),
     })
+}
+
+/// How the live host is read: the source group, under `RESTOP_HOST_ROOT`
+/// when one is set.
+pub fn live_options(settings: &Settings) -> LiveOptions {
+    // In a container the node's /proc, /sys and /var/log are mounted under one
+    // directory (docs/kubernetes.md): `RESTOP_HOST_ROOT=/host`.
+    let host = std::env::var_os("RESTOP_HOST_ROOT")
+        .filter(|root| !root.is_empty())
+        .map(std::path::PathBuf::from);
+    let defaults = LiveOptions::default();
+    let under_host = |path: &std::path::Path| match &host {
+        Some(root) => root.join(path.strip_prefix("/").unwrap_or(path)),
+        None => path.to_path_buf(),
+    };
+    let source = &settings.source;
+    LiveOptions {
+        proc_root: under_host(&defaults.proc_root),
+        sys_root: under_host(&defaults.sys_root),
+        kubelet_logs: under_host(&defaults.kubelet_logs),
+        timeout: source.timeout,
+        object_interval: source.objects_every,
+        verbs: source.verbs,
+        // Diagnostics on stderr only where stderr is not the drawn screen.
+        print_notes: settings.mode != Mode::Interactive
+            && std::env::var_os("RESTOP_DEBUG").is_some(),
+        ..defaults
+    }
 }
 
 /// `source`, recording to `--record FILE` when asked. Opening errors end

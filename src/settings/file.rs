@@ -8,11 +8,11 @@
 //! target and the tests call it directly.
 
 use super::duration::parse_duration;
+use super::interactive::ThemeKind;
 use super::values::{parse_resource_type, parse_sort_key};
 use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
 use crate::model::owner_group::OwnerGroup;
-use crate::ui::theme::ThemeKind;
 use serde::Deserialize;
 use std::fmt;
 use std::ops::Range;

@@ -6,29 +6,9 @@ use crate::app::Level;
 use crate::model::{PortState, SourceKind};
 use ratatui::style::{Color, Modifier, Style};
 
-/// The palettes (`--theme`, `theme` in the config file).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ThemeKind {
-    /// For dark and light terminals alike: the terminal's foreground, colour for state.
-    #[default]
-    Default,
-    /// For light backgrounds: darker colours where yellow and cyan fade on white.
-    Light,
-    /// Bright colours, nothing dimmed, warning underlined and critical reversed.
-    HighContrast,
-}
-
-impl ThemeKind {
-    /// The name the command line and the config file use.
-    pub fn parse(name: &str) -> Option<ThemeKind> {
-        match name {
-            "default" => Some(ThemeKind::Default),
-            "light" => Some(ThemeKind::Light),
-            "high-contrast" => Some(ThemeKind::HighContrast),
-            _ => None,
-        }
-    }
-}
+/// The palettes' names are settings (the command line and the config file
+/// parse them); what each one draws is here.
+pub use crate::settings::ThemeKind;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Theme {

@@ -11,39 +11,15 @@ mod quotas;
 
 use super::selection::Selection;
 use crate::model::ResourceType;
-use crate::model::consumers::{SortDirection, SortKey};
+use crate::model::Snapshot;
 use crate::model::filter::Filter;
-use crate::model::owner_group::OwnerGroup;
-use crate::model::{Snapshot, Thresholds};
 
 /// Every line of the report fits in this many columns.
 pub const WIDTH: usize = 80;
 
-/// How the report's tables are cut and ordered.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OnceOptions {
-    /// Rows of the consumers table and of the ERROR QP list (0 = all).
-    pub top: usize,
-    pub sort: SortKey,
-    pub direction: SortDirection,
-    /// Where `limit` warnings start.
-    pub thresholds: Thresholds,
-    /// What a row of the consumers table stands for (`--group`): a process, or the
-    /// processes of one container or pod summed. `--json` lists the groups too.
-    pub group: OwnerGroup,
-}
-
-impl Default for OnceOptions {
-    fn default() -> Self {
-        OnceOptions {
-            top: 20,
-            sort: SortKey::default(),
-            direction: SortDirection::Descending,
-            thresholds: Thresholds::default(),
-            group: OwnerGroup::Process,
-        }
-    }
-}
+/// How the report's tables are cut and ordered: the report group of the
+/// settings, under the name the report's callers know.
+pub use crate::settings::ReportSettings as OnceOptions;
 
 /// The whole report, each line ending in a newline.
 pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {

@@ -1,10 +1,12 @@
-//! The address `restop export` listens on. Loopback unless the user names
+//! The address `restop export` listens on (`--listen`), parsed for the
+//! command line (and any config-file key that names one). Loopback unless the user names
 //! another address with `--listen`: the metrics name processes, users and
 //! containers, which other hosts should only see when someone chose so.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, ToSocketAddrs};
 
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:9879";
+/// `127.0.0.1:9879`: this host only.
+pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9879));
 
 /// Parses `HOST:PORT` (`127.0.0.1:9879`, `[::1]:9879`, `localhost:9879`,
 /// `0.0.0.0:9879`). A bare `:PORT` is refused: it would silently mean every
@@ -39,7 +41,7 @@ mod tests {
 
     #[test]
     fn default_is_loopback() {
-        let addr = parse_listen(DEFAULT_LISTEN).unwrap();
+        let addr = parse_listen(&DEFAULT_LISTEN.to_string()).unwrap();
         assert!(is_loopback(&addr));
         assert_eq!(addr.port(), 9879);
     }

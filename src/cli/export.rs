@@ -1,19 +1,17 @@
-//! `restop export`'s own options (the export group). The source and trend
-//! options (`--demo`, `--seed`, `-d`, `--timeout`, `--objects-every`,
-//! `--retention`, ...) are restop's global ones; the rest is refused next to
-//! `export` (see `cli::export_refusal`).
+//! `restop export`'s own options (the export group), turned into the
+//! settings' `ExportSettings` by `resolve`. The source and trend options
+//! (`--demo`, `--seed`, `-d`, `--timeout`, `--objects-every`, `--retention`,
+//! ...) are restop's global ones; the rest is refused next to `export` (see
+//! `cli::export_refusal`).
 
-use super::listen::{DEFAULT_LISTEN, parse_listen};
-use super::top_owners::{OwnerGroup, OwnerOptions};
+use crate::model::owner_group::OwnerGroup;
+use crate::settings::export::{DEFAULT_LISTEN, DEFAULT_TOP, ExportSettings, ExportTarget};
+use crate::settings::listen::parse_listen;
 use crate::settings::parse_duration;
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// Collection interval when `-d` is not given: Prometheus' usual scrape
-/// interval. Collecting faster than the scrapes only costs the kernel work.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 
 pub const EXPORT_EXAMPLES: &str = "\
 Examples:
@@ -90,7 +88,7 @@ pub struct ExportArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 20,
+        default_value_t = DEFAULT_TOP,
         value_parser = clap::value_parser!(u16).range(0..=1000),
         long_help = "How many owners (processes, kernel modules) get their own series in \
                      restop_process_resources (per type) and restop_process_mr_bytes; all \
@@ -104,7 +102,7 @@ pub struct ExportArgs {
         long,
         value_enum,
         value_name = "WHAT",
-        default_value_t = OwnerGroup::Process,
+        default_value_t = OwnerGroup::default(),
         long_help = "What one series of restop_process_resources and restop_process_mr_bytes \
                      stands for: `process` (one per process and kernel module), `container` \
                      (the processes of one container summed) or `pod` (the processes of one \
@@ -129,18 +127,20 @@ pub struct ExportArgs {
 }
 
 impl ExportArgs {
-    pub fn owner_options(&self) -> OwnerOptions {
-        OwnerOptions {
-            group: self.owners_by,
+    /// The export group these options ask for.
+    pub fn settings(&self) -> ExportSettings {
+        let target = match &self.textfile {
+            Some(path) => ExportTarget::Textfile {
+                path: path.clone(),
+                once: self.once,
+            },
+            None => ExportTarget::Http(self.listen.unwrap_or(DEFAULT_LISTEN)),
+        };
+        ExportSettings {
+            target,
+            top: self.top,
+            owners_by: self.owners_by,
             pid_label: !self.no_pid_label,
         }
-    }
-
-    pub fn listen_addr(&self) -> SocketAddr {
-        self.listen.unwrap_or_else(|| {
-            DEFAULT_LISTEN
-                .parse()
-                .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 9879)))
-        })
     }
 }
