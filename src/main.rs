@@ -173,9 +173,13 @@ fn run_once(settings: &Settings) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// `restop export`.
+/// `restop export`: the session's ticks as Prometheus metrics.
 fn run_export(settings: &Settings) -> Result<u8> {
-    restop::export::run(settings, session::open_source(settings)?)
+    let session = Session::new(
+        session::open_source(settings)?,
+        Session::pacer_for(settings),
+    );
+    restop::export::run(&settings.export, &settings.trends, session)
 }
 
 fn json_text(snapshot: &Snapshot, settings: &Settings) -> Result<String> {

@@ -1,6 +1,7 @@
-//! The collection loop: collect on a fixed cadence, update health, render
-//! the exposition once, and hand it on. Scrapes never collect; they read what
-//! the last collection rendered.
+//! The exporter's side of each collection: the session collects (opening,
+//! reopening, pacing, stopping); the [`Collector`] takes each tick it brings,
+//! updates health and history, and renders the exposition once, in both
+//! formats. Scrapes never collect; they read what the last tick rendered.
 
 use super::exposition::Format;
 use super::health::Health;
@@ -8,11 +9,12 @@ use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render_with};
 use super::top_owners::OwnerOptions;
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig, Insights};
-use crate::model::{DetailScope, Millis, Snapshot};
-use crate::session::{Flow, Pacer};
-use crate::source::{CollectRequest, Source};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use crate::model::{Millis, Snapshot, SourceKind};
+use crate::session::Tick;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The session's stop, which the HTTP server waits on too.
+pub use crate::session::Stop;
 
 /// One collection's output, in both formats, ready to be sent as is.
 #[derive(Debug)]
@@ -52,47 +54,6 @@ impl Latest {
     }
 }
 
-/// Asks a loop to stop, waking it from its sleep.
-#[derive(Debug, Default)]
-pub struct Stop {
-    stopped: Mutex<bool>,
-    wake: Condvar,
-}
-
-impl Stop {
-    pub fn new() -> Arc<Stop> {
-        Arc::new(Stop::default())
-    }
-
-    pub fn stop(&self) {
-        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.wake.notify_all();
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Sleeps until `deadline` or a stop; true when stopped.
-    pub fn wait_until(&self, deadline: Instant) -> bool {
-        let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if *stopped {
-                return true;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            stopped = self
-                .wake
-                .wait_timeout(stopped, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-    }
-}
-
 /// Per device, the age of its oldest QP in ERR/SQE (devices without any have
 /// no series: an age of nothing is not zero).
 fn oldest_error_ages(insights: &Insights) -> ErrorQpAges {
@@ -126,9 +87,9 @@ fn leak_suspects(insights: &Insights) -> Vec<LeakSuspect> {
         .collect()
 }
 
-/// A source, its health, and how to render what it gives.
+/// What the exporter keeps from tick to tick (health, history) and how it
+/// renders each one.
 pub struct Collector {
-    source: Box<dyn Source>,
     health: Health,
     top: usize,
     owners: OwnerOptions,
@@ -138,12 +99,11 @@ pub struct Collector {
 }
 
 impl Collector {
-    /// `top`: owners per type in per-owner metrics.
-    pub fn new(source: Box<dyn Source>, top: usize) -> Collector {
-        let health = Health::new(source.kind());
+    /// For ticks of a source of this kind; `top`: owners per type in
+    /// per-owner metrics.
+    pub fn new(kind: SourceKind, top: usize) -> Collector {
         Collector {
-            source,
-            health,
+            health: Health::new(kind),
             top,
             owners: OwnerOptions::default(),
             history: History::new(HistoryConfig::default()),
@@ -167,25 +127,19 @@ impl Collector {
         &self.health
     }
 
-    /// Collects once and renders both formats. A failed collection still
-    /// renders: health says what failed, and no stale resource numbers are kept.
-    pub fn collect(&mut self) -> Exposition {
-        let request = CollectRequest {
-            details: DetailScope::ErrorsOnly,
-            force_objects: false,
-        };
-        let started = Instant::now();
-        let outcome = self.source.collect(&request);
-        let took = started.elapsed();
-        let snapshot: Option<Snapshot> = match outcome {
+    /// Renders what one tick brought, in both formats. A failed collection
+    /// still renders: health says what failed, and no stale resource numbers
+    /// are kept.
+    pub fn render(&mut self, tick: Tick) -> Exposition {
+        let snapshot: Option<Snapshot> = match tick.result {
             Ok(snapshot) => {
                 self.health
-                    .record_success(&snapshot, took, crate::model::time::now());
+                    .record_success(&snapshot, tick.took, crate::model::time::now());
                 self.history.push(&snapshot);
                 Some(snapshot)
             }
             Err(err) => {
-                self.health.record_failure(&err, took);
+                self.health.record_failure(&err, tick.took);
                 None
             }
         };
@@ -209,34 +163,15 @@ impl Collector {
             collections: self.health.collections,
         }
     }
-
-    /// Collects at `first`, then every `interval` (measured from the start of
-    /// each collection; one that overruns is followed by the next at once)
-    /// until `stop`, handing each exposition to `sink`. The session driver's
-    /// pacing, with the exporter's stop as the waiter.
-    pub fn run(
-        &mut self,
-        first: Instant,
-        interval: Duration,
-        stop: &Stop,
-        mut sink: impl FnMut(Exposition, &Health),
-    ) {
-        let mut pacer = Pacer::every(interval).first_at(first);
-        pacer.run(&mut &*stop, &mut |_| {
-            let exposition = self.collect();
-            sink(exposition, &self.health);
-            Flow::Continue
-        });
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::demo::DemoSource;
-    use crate::model::SourceKind;
-    use crate::source::CollectError;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use crate::session::{Flow, Pacer, Session};
+    use crate::source::{CollectError, CollectRequest, Source};
+    use std::time::{Duration, Instant};
 
     struct Failing;
 
@@ -249,10 +184,19 @@ mod tests {
         }
     }
 
+    fn session(source: impl Source + 'static) -> Session {
+        Session::new(Box::new(source), Pacer::every(Duration::from_millis(10)))
+    }
+
+    fn demo() -> Session {
+        session(DemoSource::new(1, Duration::from_secs(2)))
+    }
+
     #[test]
     fn a_failed_collection_renders_health_only() {
-        let mut c = Collector::new(Box::new(Failing), 20);
-        let e = c.collect();
+        let mut s = session(Failing);
+        let mut c = Collector::new(s.kind(), 20);
+        let e = c.render(s.next_tick());
         let text = String::from_utf8(e.text).unwrap();
         assert!(text.contains("restop_up{source=\"live\"} 0\n"), "{text}");
         assert!(text.contains("restop_collection_errors_total{kind=\"no_rdma\"} 1\n"));
@@ -262,8 +206,9 @@ mod tests {
 
     #[test]
     fn a_demo_collection_renders_devices() {
-        let mut c = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
-        let e = c.collect();
+        let mut s = demo();
+        let mut c = Collector::new(s.kind(), 20);
+        let e = c.render(s.next_tick());
         let text = String::from_utf8(e.text).unwrap();
         assert!(text.contains("restop_up{source=\"demo\"} 1\n"));
         assert!(text.contains("restop_resources{device=\"mlx5_0\",type=\"qp\"}"));
@@ -271,38 +216,33 @@ mod tests {
     }
 
     #[test]
-    fn run_collects_at_once_then_every_interval_until_stopped() {
+    fn every_tick_of_the_session_is_rendered_until_stopped() {
         let stop = Stop::new();
-        let count = AtomicUsize::new(0);
-        let mut c = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
-        c.run(Instant::now(), Duration::from_millis(10), &stop, |_, _| {
-            if count.fetch_add(1, Ordering::SeqCst) == 2 {
+        let mut s = demo();
+        let mut c = Collector::new(s.kind(), 20);
+        let first = c.render(s.next_tick());
+        assert_eq!(first.collections, 1);
+        s.resume_at(Instant::now());
+        let mut rendered = Vec::new();
+        s.run(&mut &*stop, &mut |tick| {
+            rendered.push(c.render(tick).collections);
+            if rendered.len() == 2 {
                 stop.stop();
             }
+            Flow::Continue
         });
-        assert_eq!(count.load(Ordering::SeqCst), 3);
+        assert_eq!(rendered, [2, 3]);
         assert_eq!(c.health().collections, 3);
     }
 
     #[test]
-    fn stop_wakes_a_sleeping_loop() {
-        let stop = Stop::new();
-        let far = Instant::now() + Duration::from_secs(60);
-        let s = Arc::clone(&stop);
-        let t = std::thread::spawn(move || s.wait_until(far));
-        std::thread::sleep(Duration::from_millis(20));
-        stop.stop();
-        assert!(t.join().unwrap());
-    }
-
-    #[test]
     fn the_demo_leak_reaches_the_exposition() {
-        let demo = crate::demo::DemoSource::new(1, Duration::from_secs(2));
-        let mut c = Collector::new(Box::new(demo), 20);
+        let mut s = demo();
+        let mut c = Collector::new(s.kind(), 20);
         let mut text = String::new();
         // Two simulated minutes: enough history for a leak verdict.
         for _ in 0..60 {
-            text = String::from_utf8(c.collect().text).unwrap();
+            text = String::from_utf8(c.render(s.next_tick()).text).unwrap();
         }
         assert!(
             text.lines()

@@ -2,11 +2,15 @@
 //! over HTTP (`/metrics`) or written for node_exporter's textfile collector.
 //!
 //! ```text
-//! Source ──collect every -d──▶ Collector ──render once──▶ Latest (Arc) ──▶ each scrape
-//!                               (health)                         └──────▶ textfile (atomic)
+//! Session ──tick every -d──▶ Collector ──render once──▶ Latest (Arc) ──▶ each scrape
+//! (open, reopen,             (health,                          └──────▶ textfile (atomic)
+//!  pace, stop)                history)
 //! ```
 //!
-//! `catalog` names every metric; `render` turns a snapshot and the health
+//! The session is the one every mode runs (`crate::session`): it opens the
+//! live host again after each failed open, paces the collections and stops
+//! on a termination signal. This module only renders what each tick brings
+//! (`collector`) and hands it on (`run`). `catalog` names every metric; `render` turns a snapshot and the health
 //! into one document (`exposition` writes the formats); `http` serves it;
 //! `textfile` writes it. Read-only: nothing here writes to the kernel.
 
@@ -17,14 +21,12 @@ pub mod exposition;
 pub mod health;
 pub mod http;
 pub mod render;
-pub mod reopen;
 pub mod run;
 pub mod textfile;
 pub mod top_owners;
 
-pub use collector::{Collector, Exposition, Latest, Stop};
+pub use collector::{Collector, Exposition, Latest};
 pub use exposition::Format;
 pub use render::{ErrorQpAges, LeakSuspect, RenderInput, render, render_with};
-pub use reopen::Reopening;
 pub use run::run;
 pub use top_owners::{OwnerGroup, OwnerOptions};

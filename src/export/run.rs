@@ -1,15 +1,17 @@
-//! `restop export`: the collection thread plus either the HTTP server or the
-//! textfile writer. Messages go to stderr; metrics never do.
+//! `restop export`: the session's ticks rendered and handed to either the
+//! HTTP server (from a collection thread) or the textfile writer. Messages go
+//! to stderr; metrics never do.
 
-use super::collector::{Collector, Latest, Stop};
+use super::collector::{Collector, Latest};
 use super::exposition::Format;
 use super::health::Health;
 use super::http::{Limits, Server};
 use super::textfile::write_atomically;
 use super::top_owners::OwnerOptions;
+use crate::model::history::HistoryConfig;
+use crate::session::{Flow, Session, Stop, stop_on_signals};
 use crate::settings::listen::is_loopback;
-use crate::settings::{ExportTarget, Settings};
-use crate::source::Source;
+use crate::settings::{ExportSettings, ExportTarget};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -17,26 +19,25 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Runs the exporter until killed (or once, with `--textfile --once`) on
-/// the source the session opened. Returns the exit status: 0, or 1 when a
-/// `--once` collection failed.
-pub fn run(settings: &Settings, source: Box<dyn Source>) -> Result<u8> {
-    let export = &settings.export;
-    let interval = settings.source.interval;
-    let collector = Collector::new(source, export.top.into())
-        .with_history(settings.trends.clone())
+/// Runs the exporter on `session` until a termination signal (or once, with
+/// `--textfile --once`): the export group says where the metrics go, the
+/// trends group how ERROR-QP ages and leak suspects are judged. Returns the
+/// exit status: 0, or 1 when a `--once` collection failed.
+pub fn run(export: &ExportSettings, trends: &HistoryConfig, session: Session) -> Result<u8> {
+    let collector = Collector::new(session.kind(), export.top.into())
+        .with_history(trends.clone())
         .with_owners(OwnerOptions {
             group: export.owners_by,
             pid_label: export.pid_label,
         });
     match &export.target {
-        ExportTarget::Textfile { path, once: true } => textfile_once(path, collector),
-        ExportTarget::Textfile { path, once: false } => textfile_loop(path, collector, interval),
-        ExportTarget::Http(listen) => serve(*listen, collector, interval),
+        ExportTarget::Textfile { path, once: true } => textfile_once(path, session, collector),
+        ExportTarget::Textfile { path, once: false } => textfile_loop(path, session, collector),
+        ExportTarget::Http(listen) => serve(*listen, session, collector),
     }
 }
 
-fn serve(listen: SocketAddr, mut collector: Collector, interval: Duration) -> Result<u8> {
+fn serve(listen: SocketAddr, mut session: Session, mut collector: Collector) -> Result<u8> {
     // Bind before collecting: a taken port is reported at once.
     let server = Server::bind(listen, Limits::default())?;
     let addr = server.local_addr();
@@ -46,9 +47,10 @@ fn serve(listen: SocketAddr, mut collector: Collector, interval: Duration) -> Re
              containers); restrict access with a firewall"
         ));
     }
+    let interval = session.interval();
     let mut status = StatusReport::default();
     // The first scrape already finds a collection.
-    let first = collector.collect();
+    let first = collector.render(session.next_tick());
     status.update(collector.health());
     let latest = Arc::new(Latest::new(first));
     tell(&format!(
@@ -57,56 +59,30 @@ fn serve(listen: SocketAddr, mut collector: Collector, interval: Duration) -> Re
     ));
 
     let stop = Stop::new();
-    // As a container's PID 1 no signal has a default action: SIGTERM must be handled.
-    let _signals = stop_on_termination(Arc::clone(&stop), Some(addr))?;
+    // As a container's PID 1 no signal has a default action: SIGTERM must be
+    // handled. The listener is woken so that it sees the stop at once.
+    let _signals = stop_on_signals(Arc::clone(&stop), move || {
+        super::http::server::wake(addr);
+    })?;
     let sink = Arc::clone(&latest);
-    let collector_stop = Arc::clone(&stop);
+    let session_stop = Arc::clone(&stop);
+    session.resume_at(Instant::now() + interval);
     std::thread::Builder::new()
         .name("restop-collect".into())
         .spawn(move || {
-            collector.run(
-                Instant::now() + interval,
-                interval,
-                &collector_stop,
-                |exposition, health| {
-                    sink.set(exposition);
-                    status.update(health);
-                },
-            );
+            session.run(&mut &*session_stop, &mut |tick| {
+                sink.set(collector.render(tick));
+                status.update(collector.health());
+                Flow::Continue
+            });
         })
         .context("starting the collection thread")?;
     server.serve(&latest, &stop);
     Ok(0)
 }
 
-/// SIGTERM, SIGINT, SIGHUP and SIGQUIT stop the exporter through `stop` (and wake the
-/// listener at `wake`): a clean exit with status 0, also as PID 1 of a container, where
-/// signals have no default action and would be ignored.
-fn stop_on_termination(
-    stop: Arc<Stop>,
-    wake: Option<std::net::SocketAddr>,
-) -> Result<crate::signals::SignalGuard> {
-    let guard = crate::signals::install()?;
-    std::thread::Builder::new()
-        .name("restop-signals".into())
-        .spawn(move || {
-            while !stop.is_stopped() {
-                if crate::signals::stop_requested() {
-                    stop.stop();
-                    if let Some(addr) = wake {
-                        super::http::server::wake(addr);
-                    }
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        })
-        .context("starting the signal thread")?;
-    Ok(guard)
-}
-
-fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
-    let exposition = collector.collect();
+fn textfile_once(path: &Path, mut session: Session, mut collector: Collector) -> Result<u8> {
+    let exposition = collector.render(session.next_tick());
     write_atomically(path, exposition.body(Format::Text))
         .with_context(|| format!("writing {}", path.display()))?;
     let health = collector.health();
@@ -121,9 +97,9 @@ fn textfile_once(path: &Path, mut collector: Collector) -> Result<u8> {
     Ok(1)
 }
 
-fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> Result<u8> {
+fn textfile_loop(path: &Path, mut session: Session, mut collector: Collector) -> Result<u8> {
     let stop = Stop::new();
-    let _signals = stop_on_termination(Arc::clone(&stop), None)?;
+    let _signals = stop_on_signals(Arc::clone(&stop), || {})?;
     let mut status = StatusReport::default();
     let mut first_error: Option<anyhow::Error> = None;
     let mut written = 0u64;
@@ -131,10 +107,11 @@ fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> R
     tell(&format!(
         "writing {} every {}",
         path.display(),
-        human(interval)
+        human(session.interval())
     ));
-    collector.run(Instant::now(), interval, &stop, |exposition, health| {
-        status.update(health);
+    session.run(&mut &*stop, &mut |tick| {
+        let exposition = collector.render(tick);
+        status.update(collector.health());
         match write_atomically(path, exposition.body(Format::Text)) {
             Ok(()) => {
                 if failing {
@@ -142,6 +119,7 @@ fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> R
                 }
                 failing = false;
                 written += 1;
+                Flow::Continue
             }
             // The first write failing is a setup problem (no such directory,
             // no permission): stop and say so. Later ones are reported once
@@ -149,16 +127,19 @@ fn textfile_loop(path: &Path, mut collector: Collector, interval: Duration) -> R
             Err(err) if written == 0 => {
                 first_error =
                     Some(anyhow::Error::new(err).context(format!("writing {}", path.display())));
-                stop.stop();
+                Flow::Stop
             }
             Err(err) => {
                 if !failing {
                     tell(&format!("writing {}: {err}; retrying", path.display()));
                 }
                 failing = true;
+                Flow::Continue
             }
         }
     });
+    // Ends the signal thread too.
+    stop.stop();
     match first_error {
         Some(err) => Err(err),
         None => Ok(0),

@@ -1,18 +1,20 @@
 //! The session driver: every mode runs a session the same way — open the
-//! source the settings name, wrap it for recording, collect at a pace, stop
-//! when asked (a signal, the user quitting, the exporter's stop).
+//! source the settings name (the exporter's live host again after each
+//! failed open, `reopen.rs`), wrap it for recording, collect at a pace, stop
+//! when asked (a signal, the user quitting, a [`Stop`]).
 //!
 //! ```text
 //! open_source ─▶ with_recording ─▶ Session { source, pacer } ─run(waiter)─▶ tick(Tick) ─▶ Flow
 //! ```
 //!
 //! The interactive view's collector thread, `--batch`, `--once` and the
-//! exporter differ only in their waiter (control channel, signals, condvar)
-//! and in what they do with each snapshot.
+//! exporter differ only in their waiter (control channel, signals, a `Stop`)
+//! and in what they do with each tick; none of them calls the source itself.
 
 pub mod open;
 pub mod pace;
 pub mod record;
+pub mod reopen;
 pub mod stop;
 
 use crate::model::{DetailScope, Snapshot, SourceKind};
@@ -23,7 +25,8 @@ use std::time::{Duration, Instant};
 pub use open::{open_source, with_recording};
 pub use pace::{Flow, Pacer, Waiter, Wake};
 pub use record::RecordingSource;
-pub use stop::{PollStop, on_signals};
+pub use reopen::Reopening;
+pub use stop::{PollStop, Stop, on_signals, stop_on_signals};
 
 /// One collection, as the front end gets it.
 #[derive(Debug)]
@@ -66,6 +69,17 @@ impl Session {
         self.source.kind()
     }
 
+    /// The time between paced collections.
+    pub fn interval(&self) -> Duration {
+        self.pacer.interval()
+    }
+
+    /// The next paced collection at `at` rather than at once (one was just
+    /// made with [`Session::next_tick`]).
+    pub fn resume_at(&mut self, at: Instant) {
+        self.pacer.set_first_at(at);
+    }
+
     /// The next collection dumps objects whatever their cadence says.
     pub fn force_objects(&mut self) {
         self.pacer.force_objects();
@@ -82,6 +96,13 @@ impl Session {
             details: request.details.clone(),
             took: started.elapsed(),
         }
+    }
+
+    /// One collection now, with what the pace would ask next (the
+    /// exporter's first, before it serves; `--textfile --once`).
+    pub fn next_tick(&mut self) -> Tick {
+        let request = self.pacer.next_request();
+        self.collect(&request)
     }
 
     /// Collects at the pace until `tick` or `waiter` says stop.
@@ -102,10 +123,5 @@ impl Session {
                 took: started.elapsed(),
             })
         });
-    }
-
-    /// The (recording) source, for a front end that collects by itself.
-    pub fn into_source(self) -> Box<dyn Source> {
-        self.source
     }
 }

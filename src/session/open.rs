@@ -2,9 +2,9 @@
 //! recording, as asked (never a silent fallback), wrapped for `--record`.
 
 use super::record::{Notice, RecordingSource};
+use super::reopen::Reopening;
 use crate::collect::{LiveOptions, LiveSource};
 use crate::demo::DemoSource;
-use crate::export::Reopening;
 use crate::model::SourceKind;
 use crate::record::{Opening, RecordWriter, ReplaySource};
 use crate::settings::{Mode, Origin, Settings};

@@ -70,8 +70,13 @@ impl Pacer {
 
     /// The first collection at `at` instead of at once (one was made already).
     pub fn first_at(mut self, at: Instant) -> Pacer {
-        self.first_at = Some(at);
+        self.set_first_at(at);
         self
+    }
+
+    /// The next [`Pacer::run`] waits until `at` before its first collection.
+    pub fn set_first_at(&mut self, at: Instant) {
+        self.first_at = Some(at);
     }
 
     /// The next collection dumps objects whatever their own cadence says.

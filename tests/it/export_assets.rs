@@ -5,6 +5,7 @@
 use restop::demo::DemoSource;
 use restop::export::catalog;
 use restop::export::collector::Collector;
+use restop::session::{Pacer, Session};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -84,8 +85,10 @@ fn catalog_names() -> BTreeSet<String> {
 
 /// Names that appear in the demo's exposition.
 fn exported_names() -> BTreeSet<String> {
-    let mut collector = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
-    let text = String::from_utf8(collector.collect().text).unwrap();
+    let demo = DemoSource::new(1, Duration::from_secs(2));
+    let mut session = Session::new(Box::new(demo), Pacer::unpaced());
+    let mut collector = Collector::new(session.kind(), 20);
+    let text = String::from_utf8(collector.render(session.next_tick()).text).unwrap();
     text.lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.split(['{', ' ']).next())

@@ -7,8 +7,9 @@
 //! clients come.
 //! Bounded: about 20 s and at most ~600 hostile sockets at a time.
 
-use restop::export::collector::{Exposition, Latest, Stop};
+use restop::export::collector::{Exposition, Latest};
 use restop::export::http::{Limits, Server, wake};
+use restop::session::Stop;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;

@@ -3,8 +3,9 @@
 //! collection from running. Everything on loopback, bounded in count and time.
 
 use restop::demo::DemoSource;
-use restop::export::collector::{Collector, Exposition, Latest, Stop};
+use restop::export::collector::{Collector, Exposition, Latest};
 use restop::export::http::{BindError, Limits, Server, wake};
+use restop::session::{Flow, Pacer, Session, Stop};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::Arc;
@@ -22,7 +23,7 @@ fn test_limits() -> Limits {
     }
 }
 
-/// A server on a free loopback port, fed by a demo collector every 50 ms
+/// A server on a free loopback port, fed by a demo session every 50 ms
 /// (or by a fixed exposition).
 struct Running {
     addr: SocketAddr,
@@ -33,18 +34,18 @@ struct Running {
 
 impl Running {
     fn demo(limits: Limits) -> Running {
-        let mut collector =
-            Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(1))), 20);
-        let latest = Arc::new(Latest::new(collector.collect()));
+        let demo = DemoSource::new(1, Duration::from_secs(1));
+        let mut session = Session::new(Box::new(demo), Pacer::every(Duration::from_millis(50)));
+        let mut collector = Collector::new(session.kind(), 20);
+        let latest = Arc::new(Latest::new(collector.render(session.next_tick())));
         let mut running = Running::serving(Arc::clone(&latest), limits);
         let stop = Arc::clone(&running.stop);
         running.threads.push(thread::spawn(move || {
-            collector.run(
-                Instant::now() + Duration::from_millis(50),
-                Duration::from_millis(50),
-                &stop,
-                |e, _| latest.set(e),
-            );
+            session.resume_at(Instant::now() + Duration::from_millis(50));
+            session.run(&mut &*stop, &mut |tick| {
+                latest.set(collector.render(tick));
+                Flow::Continue
+            });
         }));
         running
     }

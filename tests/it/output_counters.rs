@@ -8,6 +8,7 @@ use restop::export::collector::Collector;
 use restop::model::Snapshot;
 use restop::model::filter::Filter;
 use restop::output::{OnceOptions, render_json, render_once};
+use restop::session::{Pacer, Session};
 use restop::source::{CollectRequest, Source};
 use serde_json::Value;
 use std::time::Duration;
@@ -106,8 +107,10 @@ fn the_once_report_lists_counters_with_totals_and_rates_when_known() {
 
 #[test]
 fn the_exporter_writes_raw_counters_conventional_names_and_the_link_rate() {
-    let mut collector = Collector::new(Box::new(DemoSource::new(1, Duration::from_secs(2))), 20);
-    let text = String::from_utf8(collector.collect().text).unwrap();
+    let demo = DemoSource::new(1, Duration::from_secs(2));
+    let mut session = Session::new(Box::new(demo), Pacer::unpaced());
+    let mut collector = Collector::new(session.kind(), 20);
+    let text = String::from_utf8(collector.render(session.next_tick()).text).unwrap();
     for needle in [
         "# TYPE restop_port_hw_stat_total counter",
         "restop_port_hw_stat_total{device=\"mlx5_1\",port=\"1\",counter=\"np_cnp_sent\"} ",

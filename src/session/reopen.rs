@@ -1,13 +1,17 @@
 //! A live source that is opened on first use and again after failing to
-//! open: an exporter started before the RDMA modules are loaded (or on a
-//! kernel without RDMA) stays up, says `restop_up 0`, and starts reporting
-//! once the kernel can answer.
+//! open: each failed open is that tick's collection error, so a session
+//! started before the RDMA modules are loaded (or on a kernel without RDMA)
+//! goes on, and its ticks bring snapshots once the kernel can answer. The
+//! exporter's session opens the live host this way (it then says
+//! `restop_up 0` until it works).
 
 use crate::model::{Snapshot, SourceKind};
 use crate::source::{CollectError, CollectRequest, Source};
 
+/// Opens the source; called again at each collection until it works.
 type Opener = Box<dyn FnMut() -> Result<Box<dyn Source>, CollectError> + Send>;
 
+/// A source opened at each collection until it opens, then kept.
 pub struct Reopening {
     kind: SourceKind,
     open: Opener,
