@@ -183,12 +183,7 @@ fn run_export(settings: &Settings) -> Result<u8> {
 }
 
 fn json_text(snapshot: &Snapshot, settings: &Settings) -> Result<String> {
-    let document = output::render_json_grouped(
-        snapshot,
-        &settings.filter,
-        &settings.report.thresholds,
-        settings.report.group,
-    );
+    let document = output::render_json_report(snapshot, &settings.filter, &settings.report);
     let mut text = serde_json::to_string_pretty(&document).context("encoding JSON")?;
     text.push('\n');
     Ok(text)

@@ -60,10 +60,10 @@ fn record_and_replay_exclude_each_other_and_the_demo() {
     let s = settings(&["--demo", "--record", "a.rec"]);
     assert_eq!(s.record.as_deref(), Some(std::path::Path::new("a.rec")));
     assert_eq!(s.source.origin, Origin::Demo { seed: 1 });
-    assert!(s.paced());
+    assert!(s.source.paced());
     let s = settings(&["--replay", "b.rec"]);
     assert_eq!(s.source.origin, Origin::Replay("b.rec".into()));
-    assert!(!s.paced());
+    assert!(!s.source.paced());
 }
 
 #[test]
@@ -320,15 +320,6 @@ fn thresholds_from_the_file_are_checked_with_the_command_line_and_name_their_lin
 }
 
 #[test]
-fn the_exporters_delay_help_names_its_default() {
-    assert_eq!(
-        crate::settings::format_duration(crate::settings::export::DEFAULT_INTERVAL),
-        "15s",
-        "ExportArgs::delay's help says 15s"
-    );
-}
-
-#[test]
 fn group_comes_from_the_command_line_over_the_config_file() {
     assert_eq!(settings(&[]).report.group, OwnerGroup::Process);
     assert_eq!(settings(&["--group", "pod"]).report.group, OwnerGroup::Pod);
@@ -426,4 +417,69 @@ fn with_no_options_every_group_is_its_default() {
     let e = settings(&["export"]);
     assert_eq!(e.source.interval, crate::settings::export::DEFAULT_INTERVAL);
     assert_eq!(e.export, ExportSettings::default());
+}
+
+/// The `[default: …]` an option's long help states.
+fn stated_default(cmd: &clap::Command, id: &str) -> String {
+    let arg = cmd
+        .get_arguments()
+        .find(|a| a.get_id() == id)
+        .unwrap_or_else(|| panic!("no option {id}"));
+    let help = arg
+        .get_long_help()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let start = help
+        .find("[default: ")
+        .unwrap_or_else(|| panic!("{id}'s help states no default: {help}"))
+        + "[default: ".len();
+    let rest = &help[start..];
+    let end = rest.find([']', ';', ',']).unwrap_or(rest.len());
+    rest[..end].trim().to_string()
+}
+
+/// The help is prose, so it repeats each default; this holds every one of
+/// them to the settings' own, the one place a default is written.
+#[test]
+fn the_help_states_the_settings_defaults() {
+    use crate::settings::export::{DEFAULT_INTERVAL as EXPORT_INTERVAL, DEFAULT_LISTEN};
+    use crate::settings::{ReportSettings, SourceSettings, ThemeKind};
+    let cmd = command();
+    let duration = |id: &str| parse_duration(&stated_default(&cmd, id)).unwrap();
+    let source = SourceSettings::default();
+    assert_eq!(duration("delay"), source.interval);
+    assert_eq!(duration("timeout"), source.timeout);
+    assert_eq!(
+        stated_default(&cmd, "demo_at"),
+        crate::settings::format_duration(source.demo_at)
+    );
+    // "Default: every refresh": no minimum between object dumps.
+    assert_eq!(source.objects_every, Duration::ZERO);
+    let trends = HistoryConfig::default();
+    assert_eq!(duration("retention"), trends.retention);
+    assert_eq!(duration("trend_window"), trends.window);
+    assert_eq!(duration("err_linger"), trends.alerts.error_qp_linger);
+    let report = ReportSettings::default();
+    assert_eq!(stated_default(&cmd, "top"), report.top.to_string());
+    assert_eq!(
+        parse_sort_key(&stated_default(&cmd, "sort")),
+        Ok(report.sort)
+    );
+    let percent = |id: &str| stated_default(&cmd, id).parse::<f64>().unwrap() / 100.0;
+    assert!((percent("warn") - report.thresholds.warn).abs() < 1e-9);
+    assert!((percent("crit") - report.thresholds.critical).abs() < 1e-9);
+    assert_eq!(
+        OwnerGroup::from_name(&stated_default(&cmd, "group")),
+        Some(report.group)
+    );
+    assert_eq!(
+        ThemeKind::parse(&stated_default(&cmd, "theme")),
+        Some(ThemeKind::default())
+    );
+    let export = cmd.find_subcommand("export").unwrap();
+    assert_eq!(
+        parse_duration(&stated_default(export, "delay")),
+        Ok(EXPORT_INTERVAL)
+    );
+    assert_eq!(stated_default(export, "listen").parse(), Ok(DEFAULT_LISTEN));
 }

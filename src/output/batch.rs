@@ -2,7 +2,7 @@
 //! the tick, or (`--json`) one compact `--json` document per line (JSON
 //! Lines) with the trend fields under `trends`.
 
-use super::json::{JsonDocument, render_json_grouped};
+use super::json::{JsonDocument, render_json_report};
 use super::rfc3339::readable_from_unix_ms;
 use super::text::{OnceOptions, render_once};
 use crate::model::Snapshot;
@@ -50,7 +50,7 @@ pub fn json_line(
     options: &OnceOptions,
     trends: Option<&serde_json::Value>,
 ) -> serde_json::Result<String> {
-    let document = render_json_grouped(snapshot, filter, &options.thresholds, options.group);
+    let document = render_json_report(snapshot, filter, options);
     let mut line = serde_json::to_string(&BatchDocument {
         document: &document,
         trends,

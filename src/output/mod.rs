@@ -9,6 +9,8 @@ pub mod selection;
 pub mod text;
 pub mod trends;
 
-pub use json::{JsonDocument, render_json, render_json_grouped, render_json_with};
+pub use json::{
+    JsonDocument, render_json, render_json_grouped, render_json_report, render_json_with,
+};
 pub use selection::{Selection, unknown_device_warning};
 pub use text::{OnceOptions, render_once};

@@ -58,7 +58,7 @@ impl Session {
     /// The pacing the settings ask for: every `-d`, except a replay, which is
     /// read as fast as it is asked for.
     pub fn pacer_for(settings: &Settings) -> Pacer {
-        if settings.paced() {
+        if settings.source.paced() {
             Pacer::every(settings.source.interval)
         } else {
             Pacer::unpaced()

@@ -81,11 +81,3 @@ pub struct Settings {
     /// The config file the defaults came from, if one was read.
     pub config_file: Option<PathBuf>,
 }
-
-impl Settings {
-    /// A replay is printed as fast as it is read; everything else waits
-    /// for the interval between collections.
-    pub fn paced(&self) -> bool {
-        self.source.paced()
-    }
-}

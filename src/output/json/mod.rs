@@ -21,6 +21,7 @@ use crate::model::{
     Container, Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup,
     ResourceType, Runtime, Snapshot, SourceKind, Warning,
 };
+use crate::settings::ReportSettings;
 
 /// The document for `snapshot` under `filter`.
 ///
@@ -38,6 +39,17 @@ pub fn render_json_with(
     thresholds: &Thresholds,
 ) -> JsonDocument {
     render_json_grouped(snapshot, filter, thresholds, OwnerGroup::Process)
+}
+
+/// The document as the report group asks for it (`--json`, and each line of
+/// `--batch --json`): `limit` warnings at its thresholds, `groups` by its
+/// `--group`. A report option the document shows is read here, once.
+pub fn render_json_report(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    report: &ReportSettings,
+) -> JsonDocument {
+    render_json_grouped(snapshot, filter, &report.thresholds, report.group)
 }
 
 /// The document with, when `group` is `container` or `pod` (`--group`), a `groups`
