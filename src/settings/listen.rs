@@ -1,7 +1,8 @@
-//! The address `restop export` listens on (`--listen`), parsed for the
-//! command line (and any config-file key that names one). Loopback unless the user names
-//! another address with `--listen`: the metrics name processes, users and
-//! containers, which other hosts should only see when someone chose so.
+//! The address `restop export` listens on (`--listen`): parsed here, with
+//! the other value parsers, for the command line (and any config-file key
+//! that names one). Loopback unless the user names another address: the
+//! metrics name processes, users and containers, which other hosts should
+//! only see when someone chose so.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, ToSocketAddrs};
 
