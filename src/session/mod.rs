@@ -125,3 +125,25 @@ impl Session {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::settings::tests::crate_modules_named;
+    use std::path::Path;
+
+    /// The session drives every front end and imports none of them (the
+    /// exporter's stop and reopening are the session's own).
+    #[test]
+    fn the_session_imports_no_front_end() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/session");
+        let below = [
+            "collect", "demo", "model", "record", "settings", "signals", "source", "session",
+        ];
+        for (file, module) in crate_modules_named(&dir) {
+            assert!(
+                below.contains(&module.as_str()),
+                "{file} imports crate::{module}"
+            );
+        }
+    }
+}
