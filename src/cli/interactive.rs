@@ -53,7 +53,7 @@ pub struct InteractiveArgs {
                      [default: default; or `theme` in the config file]\n\n\
                      Example: restop --theme light"
     )]
-    pub theme: Option<crate::ui::theme::ThemeKind>,
+    pub theme: Option<crate::interactive::widgets::theme::ThemeKind>,
 
     /// Never send a signal to a process (F9/K are off).
     #[arg(

@@ -347,7 +347,7 @@ fn group_comes_from_the_command_line_over_the_config_file() {
 
 #[test]
 fn the_theme_comes_from_the_flag_over_the_file() {
-    use crate::ui::theme::ThemeKind;
+    use crate::interactive::widgets::theme::ThemeKind;
     assert_eq!(settings(&[]).interactive.theme, ThemeKind::Default);
     assert_eq!(
         settings(&["--theme", "light"]).interactive.theme,

@@ -9,10 +9,10 @@
 
 use super::duration::parse_duration;
 use super::values::{parse_resource_type, parse_sort_key};
+use crate::interactive::widgets::theme::ThemeKind;
 use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
 use crate::model::owner_group::OwnerGroup;
-use crate::ui::theme::ThemeKind;
 use serde::Deserialize;
 use std::fmt;
 use std::ops::Range;

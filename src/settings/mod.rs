@@ -11,14 +11,14 @@ pub mod file;
 pub mod locate;
 pub mod values;
 
-use crate::app::AppConfig;
 use crate::collect::LiveOptions;
 use crate::export::ExportArgs;
+use crate::interactive::app::AppConfig;
+use crate::interactive::widgets::theme::ThemeKind;
 use crate::model::Thresholds;
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
 use crate::output::OnceOptions;
-use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
 use std::time::Duration;
 
