@@ -1,8 +1,10 @@
 //! Turning objects into table rows: the columns each type shows in the
-//! drill-down and the ERROR-QP pane.
+//! drill-down and the ERROR-QP pane (whose columns are the ERROR-QP
+//! table's, `model/error_qp_table.rs`).
 
 use crate::interactive::widgets::table::{Cell, Column, Row, RowId};
 use crate::model::consumers::SortDirection;
+use crate::model::error_qp_table::{Align, ErrorQpColumn, ErrorQpRow, ErrorQpValue};
 use crate::model::history::ErrorQpInsight;
 use crate::model::{Object, ResourceType, Snapshot};
 
@@ -187,26 +189,46 @@ fn qp_ranges(ranges: &[(u32, u32)]) -> String {
         .join(",")
 }
 
-/// The ERROR-QP pane's AGE column, sorted on by default (oldest first).
-pub const ERROR_AGE_COLUMN: usize = 6;
-
-/// Columns of the ERROR-QP pane: who, which QP, its state and how long it
-/// has been in it first, so they stay on narrow terminals.
+/// The ERROR-QP pane's columns: the ERROR-QP table's (`model/error_qp_table.rs`)
+/// in the pane's order, with the widths and drop order the pane gives them.
 pub fn error_columns() -> Vec<Column> {
-    vec![
-        // Narrow screens keep who, which QP, its state and for how long.
-        Column::right("PID", 7).keep(150),
-        Column::left("OWNER", 16).keep(200),
-        Column::left("DEVICE", 10).keep(120),
-        Column::right("PORT", 4).keep(30),
-        Column::right("LQPN", 8).keep(180),
-        Column::left("STATE", 5).keep(250),
-        Column::right("AGE", 8).keep(240),
-        Column::left("BEFORE", 6).keep(60),
-        Column::left("TYPE", 8).keep(40),
-        Column::right("RQPN", 8).keep(20),
-        Column::right("PDN", 6).keep(10),
-    ]
+    ErrorQpColumn::PANE
+        .iter()
+        .map(|c| error_column(*c))
+        .collect()
+}
+
+/// The ERROR-QP pane's AGE column, sorted on by default (oldest first).
+pub fn error_age_column() -> usize {
+    ErrorQpColumn::PANE
+        .iter()
+        .position(|c| *c == ErrorQpColumn::Age)
+        .unwrap_or(0)
+}
+
+/// Width and keep priority: narrow screens keep who, which QP, its state
+/// and for how long.
+fn error_column(column: ErrorQpColumn) -> Column {
+    let (width, keep) = match column {
+        ErrorQpColumn::Pid => (7, 150),
+        ErrorQpColumn::Owner => (16, 200),
+        ErrorQpColumn::Comm => (15, 100),
+        ErrorQpColumn::Device => (10, 120),
+        ErrorQpColumn::Port => (4, 30),
+        ErrorQpColumn::Lqpn => (8, 180),
+        ErrorQpColumn::State => (5, 250),
+        ErrorQpColumn::Age => (8, 240),
+        ErrorQpColumn::Before => (6, 60),
+        ErrorQpColumn::Type => (8, 40),
+        ErrorQpColumn::Rqpn => (8, 20),
+        ErrorQpColumn::Pdn => (6, 10),
+    };
+    let spec = column.spec();
+    let placed = match spec.align {
+        Align::Left => Column::left(spec.header, width),
+        Align::Right => Column::right(spec.header, width),
+    };
+    placed.keep(keep)
 }
 
 /// The id of an ERROR QP's row: its device and QP number, stable across refreshes.
@@ -219,32 +241,34 @@ pub fn error_row_id(insight: &ErrorQpInsight) -> RowId {
 }
 
 pub fn error_row(insight: &ErrorQpInsight) -> Row {
-    let (e, age) = (&insight.qp, insight.age);
-    let q = &e.qp;
+    let row = ErrorQpRow {
+        qp: &insight.qp,
+        age: insight.age.as_ref(),
+    };
     Row {
         id: error_row_id(insight),
-        cells: vec![
-            Cell::Num(e.pid().map(u64::from)),
-            Cell::Text(e.owner_name.clone()),
-            Cell::Text(e.device.clone()),
-            num(q.port),
-            Cell::Num(Some(u64::from(q.lqpn))),
-            Cell::Text(q.state.to_string()),
-            Cell::Age {
-                ms: age.map(|a| a.ms),
-                lower_bound: age.is_some_and(|a| a.lower_bound),
-                lingering: age.is_some_and(|a| a.lingering),
-            },
-            Cell::Text(
-                age.and_then(|a| a.previous)
-                    .map(|s| s.to_string())
-                    .unwrap_or_default(),
-            ),
-            Cell::Text(q.qp_type.to_string()),
-            num(q.rqpn),
-            num(q.pdn),
-        ],
+        cells: ErrorQpColumn::PANE
+            .iter()
+            .map(|c| error_cell(c.value(row)))
+            .collect(),
         alert: true,
-        owner: Some(q.owner.clone()),
+        owner: Some(insight.qp.qp.owner.clone()),
+    }
+}
+
+fn error_cell(value: ErrorQpValue) -> Cell {
+    match value {
+        ErrorQpValue::Number(n) => Cell::Num(n),
+        ErrorQpValue::Text(t) => Cell::Text(t),
+        ErrorQpValue::MaybeText(t) => Cell::Text(t.unwrap_or_default()),
+        ErrorQpValue::Age {
+            ms,
+            lower_bound,
+            lingering,
+        } => Cell::Age {
+            ms,
+            lower_bound,
+            lingering,
+        },
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::interactive::layout::errors_layout;
 use crate::interactive::rows::object_rows::{
-    ERROR_AGE_COLUMN, error_columns, error_row, error_row_id,
+    error_age_column, error_columns, error_row, error_row_id,
 };
 use crate::interactive::screens::drill::DrillView;
 use crate::interactive::screens::port_counters::first_port_of;
@@ -26,7 +26,11 @@ pub struct ErrorQpScreen {
 impl Default for ErrorQpScreen {
     fn default() -> Self {
         ErrorQpScreen {
-            table: ObjectTable::new(error_columns(), ERROR_AGE_COLUMN, SortDirection::Descending),
+            table: ObjectTable::new(
+                error_columns(),
+                error_age_column(),
+                SortDirection::Descending,
+            ),
         }
     }
 }
