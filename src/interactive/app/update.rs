@@ -3,12 +3,10 @@
 use crate::interactive::app::config::{longer_interval, shorter_interval};
 use crate::interactive::app::event::{Command, Event};
 use crate::interactive::app::state::{App, FilterEdit, ctx};
-use crate::interactive::keys::{Action, action_for};
+use crate::interactive::keys::{Action, Here, resolve};
 use crate::interactive::screens::alerts::AlertsScreen;
-use crate::interactive::screens::drill::DrillView;
 use crate::interactive::screens::error_qps::ErrorQpScreen;
 use crate::interactive::screens::help::HelpScreen;
-use crate::interactive::screens::main::Focus;
 use crate::interactive::screens::message::MessageScreen;
 use crate::interactive::screens::port_counters::CountersScreen;
 use crate::interactive::screens::signal::{SignalScreen, refusal};
@@ -78,14 +76,20 @@ impl App {
         if self.filter_edit.is_some() {
             return self.on_filter_key(key);
         }
-        let Some(action) = action_for(key) else {
+        let Some((command, action)) = resolve(key) else {
             return;
         };
         let offered = match self.screens.last_mut() {
             Some(top) => top.on_action(action),
             None => Outcome::Pass,
         };
+        let here = Here {
+            main_screen: self.on_main(),
+            replay: self.replay.is_some(),
+        };
         match offered {
+            // Where the key table says the key means nothing, it does nothing.
+            Outcome::Pass if !command.applies.holds(here) => {}
             Outcome::Pass => self.on_action(action, commands),
             Outcome::Handled => {}
             Outcome::Close => self.back(),
@@ -163,29 +167,26 @@ impl App {
                 self.sparklines = !self.sparklines;
                 self.settle_cursors();
             }
-            Action::Group if self.on_main() => {
+            Action::Group => {
                 let ctx = ctx!(self);
                 self.main.cycle_grouping(&ctx);
                 self.settle_cursors();
             }
-            Action::Group => {}
             Action::Filter => {
                 self.filter_edit = Some(FilterEdit {
                     text: self.filter.text.clone().unwrap_or_default(),
                     previous: self.filter.text.clone(),
                 });
             }
-            Action::SortMenu if self.on_main() => {
+            Action::SortMenu => {
                 let columns = self.main.visible_columns(&self.ctx());
                 let menu = SortMenu::new(columns, self.main.sort);
                 self.open(Box::new(menu));
             }
-            Action::SortMenu => {}
-            Action::SortBy(key) if self.on_main() => {
+            Action::SortBy(key) => {
                 self.main.sort_by(key);
                 self.settle_cursors();
             }
-            Action::SortBy(_) => {}
             Action::Signal => self.open_signal_dialog(),
             Action::SortNext => self.step_sort(1),
             Action::SortPrev => self.step_sort(-1),
@@ -195,8 +196,6 @@ impl App {
                 Some(replay) => replay.toggle_play(self.now_ms),
                 None => self.toggle_freeze(),
             },
-            // A replay follows the recorded pace, not an interval.
-            Action::IntervalLonger | Action::IntervalShorter if self.replay.is_some() => {}
             Action::IntervalLonger => self.set_interval(longer_interval(self.interval), commands),
             Action::IntervalShorter => self.set_interval(shorter_interval(self.interval), commands),
             Action::NextPane => self.next_pane(1, true),
@@ -226,14 +225,7 @@ impl App {
                 Some("pids of demo/replay data are not this host's: no signal is sent".to_string());
             return;
         }
-        let consumer = match self.page().as_any().downcast_ref::<DrillView>() {
-            Some(drill) => drill.consumer.as_ref(),
-            None if self.on_main() && self.main.focus == Focus::Consumers => {
-                self.main.selected_consumer()
-            }
-            None => None,
-        };
-        let Some(consumer) = consumer else {
+        let Some(consumer) = self.page().selected_process() else {
             self.status = Some("select a process in the consumers table to signal it".to_string());
             return;
         };
@@ -348,13 +340,9 @@ impl App {
     }
 
     /// `c`: the counters view of the port the top screen points at (or, in
-    /// the footer, why its selection has none); `c` on the counters view
-    /// closes it.
+    /// the footer, why its selection has none); the counters view takes its
+    /// own `c` (it closes).
     fn open_counters(&mut self) {
-        if self.screens.last().is_some_and(|s| s.id() == "counters") {
-            self.back();
-            return;
-        }
         match self.with_top(|pane, ctx| pane.counters_port(ctx)) {
             Some(Ok((device, port))) => self.open(Box::new(CountersScreen::new(device, port))),
             // Why the selected row leads to no port, until the next key.

@@ -4,7 +4,7 @@
 //! under it.
 
 use crate::interactive::app::App;
-use crate::interactive::keys::sort_key_char;
+use crate::interactive::keys::{Command, footer_hints, sort_key_char, table};
 use crate::interactive::rows::consumer_columns::consumer_columns;
 use crate::interactive::screens::main::draw_consumers::sort_marker;
 use crate::interactive::widgets::fit::{Part, fit_parts};
@@ -56,11 +56,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         );
     }
     // Earlier hints matter more: each later one is dropped first, whole.
-    for (i, (k, w)) in hints(app).into_iter().enumerate() {
+    for (i, hint) in footer_hints(&commands(app)).into_iter().enumerate() {
         let cost = u8::try_from(200usize.saturating_sub(i * 8))
             .unwrap_or(0)
             .max(1);
-        parts.push(Part::new(vec![Span::styled(k, theme.bold()), Span::raw(w)]).drop_at(cost));
+        let spans = vec![Span::styled(hint.key, theme.bold()), Span::raw(hint.word)];
+        parts.push(Part::new(spans).drop_at(cost));
     }
     put_spans(buf, area, &fit_parts(parts, usize::from(area.width)));
 }
@@ -68,40 +69,34 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 /// The sort hint loses its key and word only after most hints are gone.
 const COST_SHORT_SORT: u8 = 150;
 
-/// The keys named on the current screen, most important first: a modal
-/// box's own when one is open.
-fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
+/// The rows of the key table the footer names on the current screen (it
+/// puts them in the table's order): a modal box's own when one is open.
+fn commands(app: &App) -> Vec<&'static Command> {
     let top = app.top();
     if top.overlay() {
         return top.hints().to_vec();
     }
     let on_main = app.on_main();
-    let mut hints: Vec<(&'static str, &'static str)> = vec![("q", " quit "), ("?", " help ")];
+    let mut commands: Vec<&'static Command> = vec![&table::QUIT, &table::HELP];
     let replay = app.replay.is_some();
     if replay {
-        // The replay keys first; Space pauses instead of freezing.
-        hints.extend([
-            ("␣", " pause "),
-            (",.", " step "),
-            ("[]", " speed "),
-            ("{}", " ±1 min "),
-        ]);
+        // Space pauses a replay instead of freezing it.
+        commands.extend([&table::PAUSE, &table::STEP, &table::SPEED, &table::SEEK]);
     }
     if app.frozen && !replay {
-        // Frozen is the state to leave: say how, before anything else.
-        hints.insert(0, ("␣", " resume "));
+        commands.push(&table::RESUME);
     }
-    hints.extend(app.page().hints().iter().copied());
+    commands.extend(app.page().hints().iter().copied());
     // Freezing and the interval mean nothing in a replay.
     if !replay && !app.frozen {
-        hints.push(("␣", " freeze "));
+        commands.push(&table::FREEZE);
     }
     if on_main {
-        hints.extend([("a", " alerts "), ("t", " trends "), ("b", " baseline ")]);
+        commands.extend([&table::ALERTS, &table::SPARKLINES, &table::BASELINE]);
     }
-    hints.push(("w", " full text "));
+    commands.push(&table::FULL_TEXT);
     if !replay && on_main {
-        hints.push(("+-", " interval"));
+        commands.push(&table::INTERVAL);
     }
-    hints
+    commands
 }

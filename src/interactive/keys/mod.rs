@@ -1,24 +1,101 @@
-//! Keys to actions, and the key list the help overlay shows.
+//! What keys do, from one table (`table.rs`): the dispatch (`resolve`),
+//! the help box (`help_rows`), the footer's words (each screen names the
+//! rows it offers; `Hint`), the man page's KEYS section and the README's
+//! key list (`docs.rs`) are all read from it, so a key is written once.
+//!
+//! Nothing here knows where the data comes from: a screen of another data
+//! source offers the same rows, or rows of its own, from the same types.
 
-use crate::model::ResourceType;
+pub mod docs;
+pub mod table;
+
 use crate::model::consumers::SortKey;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-/// Direct sort keys of the consumers table, as htop's `P` `M` `T`.
-pub const SORT_KEYS: [(char, SortKey); 8] = [
-    ('P', SortKey::Pid),
-    ('U', SortKey::User),
-    ('N', SortKey::Name),
-    ('Q', SortKey::Count(ResourceType::Qp)),
-    ('C', SortKey::Count(ResourceType::Cq)),
-    ('M', SortKey::Count(ResourceType::Mr)),
-    ('B', SortKey::MrBytes),
-    ('E', SortKey::ErrQps),
-];
+/// A key as the table names it: its code, and whether Ctrl is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chord {
+    pub code: KeyCode,
+    pub ctrl: bool,
+}
 
-/// The direct sort key of `key`, if it has one.
-pub fn sort_key_char(key: SortKey) -> Option<char> {
-    SORT_KEYS.iter().find(|(_, k)| *k == key).map(|(c, _)| *c)
+/// A character key (any modifier but Ctrl).
+pub const fn key(c: char) -> Chord {
+    Chord {
+        code: KeyCode::Char(c),
+        ctrl: false,
+    }
+}
+
+/// A character key with Ctrl.
+pub const fn ctrl(c: char) -> Chord {
+    Chord {
+        code: KeyCode::Char(c),
+        ctrl: true,
+    }
+}
+
+/// A named key (Esc, F1, the arrows, ...).
+pub const fn code(code: KeyCode) -> Chord {
+    Chord { code, ctrl: false }
+}
+
+/// Where a row's keys do something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applies {
+    /// On every screen (each screen answers in its own way, or not at all).
+    Everywhere,
+    /// On the main screen only: the consumers' sort keys, grouping.
+    MainScreen,
+    /// While collecting, not in a replay (which keeps the recorded pace).
+    Collecting,
+    /// In a replay only.
+    Replay,
+    /// In an open box (help, message, sort menu, signal dialog).
+    Box,
+}
+
+/// Where the view is, as far as the key table cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Here {
+    /// The main screen is on top.
+    pub main_screen: bool,
+    /// A recording is played.
+    pub replay: bool,
+}
+
+impl Applies {
+    pub fn holds(self, here: Here) -> bool {
+        match self {
+            Applies::Everywhere | Applies::Box => true,
+            Applies::MainScreen => here.main_screen,
+            Applies::Collecting => !here.replay,
+            Applies::Replay => here.replay,
+        }
+    }
+}
+
+/// A row's word in the footer: the key as written there, the word after
+/// it, and its place (lower comes first; the last are dropped first on a
+/// narrow terminal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub key: &'static str,
+    pub word: &'static str,
+    pub priority: u8,
+}
+
+/// One row of the key table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// The keys and the action each asks for.
+    pub chords: &'static [(Chord, Action)],
+    /// The keys as the help box, the man page and the README write them.
+    pub label: &'static str,
+    /// The row's line in the help box; `None` for a footer word only.
+    pub help: Option<&'static str>,
+    pub applies: Applies,
+    pub hint: Option<Hint>,
 }
 
 /// What a key asks for, independent of the screen it is pressed on.
@@ -81,152 +158,65 @@ pub enum Action {
     Last,
 }
 
-/// The action for a key in normal (not text-editing) mode.
-pub fn action_for(key: KeyEvent) -> Option<Action> {
+/// The row and action of a key in normal (not text-editing) mode: the
+/// first row with a chord for it. A chord with Ctrl is looked for first
+/// when Ctrl is held; other modifiers do not change a key.
+pub fn resolve(key: KeyEvent) -> Option<(&'static Command, Action)> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let action = match key.code {
-        KeyCode::Char('c') if ctrl => Action::Quit,
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
-        KeyCode::Esc => Action::Back,
-        KeyCode::Up | KeyCode::Char('k') => Action::Up,
-        KeyCode::Down | KeyCode::Char('j') => Action::Down,
-        KeyCode::PageUp => Action::PageUp,
-        KeyCode::PageDown => Action::PageDown,
-        KeyCode::Char('b') if ctrl => Action::PageUp,
-        KeyCode::Char('f') if ctrl => Action::PageDown,
-        KeyCode::Home | KeyCode::Char('g') => Action::Home,
-        KeyCode::End | KeyCode::Char('G') => Action::End,
-        KeyCode::Enter => Action::Enter,
-        KeyCode::Char('e') => Action::ErrorPane,
-        KeyCode::Char('a') => Action::AlertsPane,
-        KeyCode::Char('c') => Action::Counters,
-        KeyCode::Char('b') => Action::Baseline,
-        KeyCode::Char('t') => Action::Sparklines,
-        KeyCode::Char('o') => Action::Group,
-        KeyCode::Char('w') => Action::FullText,
-        KeyCode::Char('/') => Action::Filter,
-        KeyCode::Char('s') | KeyCode::Char('>') => Action::SortNext,
-        KeyCode::Char('<') => Action::SortPrev,
-        KeyCode::F(6) => Action::SortMenu,
-        KeyCode::F(9) | KeyCode::Char('K') => Action::Signal,
-        KeyCode::Char(c) if SORT_KEYS.iter().any(|(k, _)| *k == c) => {
-            let key = SORT_KEYS
+    let find = |want_ctrl: bool| {
+        table::COMMANDS.iter().find_map(|command| {
+            command
+                .chords
                 .iter()
-                .find(|(k, _)| *k == c)
-                .map(|(_, key)| *key)?;
-            Action::SortBy(key)
-        }
-        KeyCode::Char('r') => Action::Reverse,
-        KeyCode::Char(' ') | KeyCode::Char('f') => Action::Freeze,
-        KeyCode::Char('+') | KeyCode::Char('=') => Action::IntervalLonger,
-        KeyCode::Char('-') => Action::IntervalShorter,
-        KeyCode::Tab => Action::NextPane,
-        KeyCode::BackTab => Action::PrevPane,
-        KeyCode::Left | KeyCode::Char('h') => Action::Left,
-        KeyCode::Right | KeyCode::Char('l') => Action::Right,
-        KeyCode::Char(c @ '1'..='7') => Action::Tab(usize::from(c as u8 - b'1')),
-        KeyCode::Char(',') => Action::StepBack,
-        KeyCode::Char('.') => Action::StepForward,
-        KeyCode::Char('[') => Action::Slower,
-        KeyCode::Char(']') => Action::Faster,
-        KeyCode::Char('{') => Action::MinuteBack,
-        KeyCode::Char('}') => Action::MinuteForward,
-        KeyCode::Char('^') => Action::First,
-        KeyCode::Char('$') => Action::Last,
-        _ => return None,
+                .find(|(chord, _)| chord.code == key.code && chord.ctrl == want_ctrl)
+                .map(|(_, action)| (*command, *action))
+        })
     };
-    Some(action)
+    if ctrl && let Some(found) = find(true) {
+        return Some(found);
+    }
+    find(false)
 }
 
-/// Every key, as the help overlay and the user guide list them.
-pub const HELP: &[(&str, &str)] = &[
-    ("q  Ctrl-C", "quit"),
-    ("?  F1", "this help (Esc or ? closes it)"),
-    (
-        "Esc",
-        "back: leave the drill-down or ERROR pane; clear filter",
-    ),
-    ("↑ ↓  j k", "move the selection"),
-    ("PgUp PgDn", "move a page (also Ctrl-B / Ctrl-F)"),
-    ("Home End  g G", "first / last row"),
-    (
-        "Enter",
-        "open: a process's objects, a device's view, a QP's owner",
-    ),
-    ("e", "ERROR-QP pane: every QP in ERR/SQE, oldest first"),
-    ("a", "alerts: leak suspects, lingering ERR QPs, warnings"),
-    (
-        "c",
-        "NIC counters of the port of the selected device, QP, alert",
-    ),
-    (
-        "b",
-        "mark a baseline: counts show the change since; b clears",
-    ),
-    ("t", "sparklines of counts over the trend window"),
-    (
-        "o",
-        "group consumers: process → container → pod (Enter lists)",
-    ),
-    (
-        "w",
-        "full text of the selected alert, or the header's warnings",
-    ),
-    (
-        "/",
-        "filter: name, pid, user, container, device (Enter/Esc)",
-    ),
-    ("s  >", "sort by the next column shown"),
-    ("<", "sort by the previous column shown"),
-    (
-        "P U N Q C M B E",
-        "sort by PID, USER, NAME, QP, CQ, MR, MR-BYTES, ERR",
-    ),
-    ("F6", "sort menu: choose the column to sort by"),
-    ("r", "reverse the sort order"),
-    (
-        "F9  K",
-        "signal the selected process (asks first; not --read-only)",
-    ),
-    (
-        "Space  f",
-        "freeze / resume the display (collection goes on)",
-    ),
-    ("+  -", "longer / shorter refresh interval"),
-    ("Tab", "main screen: switch between devices and consumers"),
-    ("Tab ← →  1-7", "drill-down: switch object type"),
-    ("mouse wheel", "scroll the pane under the pointer"),
-    (
-        "click",
-        "select a row; a column header sorts (again: reverses)",
-    ),
-    ("Space (replay)", "pause / play the recording"),
-    (",  .", "replay: one snapshot back / forward (pauses)"),
-    ("[  ]", "replay: slower / faster (¼× … 64×)"),
-    ("{  }", "replay: one minute back / forward"),
-    ("^  $", "replay: first / last snapshot"),
-];
+/// The action for a key in normal (not text-editing) mode.
+pub fn action_for(key: KeyEvent) -> Option<Action> {
+    resolve(key).map(|(_, action)| action)
+}
 
-#[cfg(test)]
-mod help_tests {
-    use super::HELP;
+/// The direct sort key of `key`, if it has one (`P`, `Q`, `M`, ...).
+pub fn sort_key_char(key: SortKey) -> Option<char> {
+    table::SORT_BY
+        .chords
+        .iter()
+        .find(|(_, action)| *action == Action::SortBy(key))
+        .and_then(|(chord, _)| match chord.code {
+            KeyCode::Char(c) => Some(c),
+            _ => None,
+        })
+}
 
-    #[test]
-    fn help_fits_an_80_column_terminal() {
-        for (keys, what) in HELP {
-            assert!(keys.chars().count() <= 15, "{keys}");
-            assert!(what.chars().count() <= 58, "{what}");
-        }
-    }
+/// The help box's lines: every documented row's keys and what they do.
+pub fn help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
+    table::COMMANDS
+        .iter()
+        .filter_map(|c| c.help.map(|help| (c.label, help)))
+}
+
+/// The footer's keys and words for `commands`, in footer order.
+pub fn footer_hints(commands: &[&'static Command]) -> Vec<Hint> {
+    let mut hints: Vec<Hint> = commands.iter().filter_map(|c| c.hint).collect();
+    // Stable: rows of the same place keep the order they were named in.
+    hints.sort_by_key(|h| h.priority);
+    hints
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ResourceType;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -237,6 +227,14 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::Char('q'))), Some(Action::Quit));
         assert_eq!(
             action_for(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            action_for(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::CONTROL)),
+            Some(Action::PageUp)
+        );
+        assert_eq!(
+            action_for(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL)),
             Some(Action::Quit)
         );
         assert_eq!(action_for(key(KeyCode::F(1))), Some(Action::Help));
@@ -254,6 +252,7 @@ mod tests {
             action_for(key(KeyCode::Char('M'))),
             Some(Action::SortBy(SortKey::Count(ResourceType::Mr)))
         );
+        assert_eq!(sort_key_char(SortKey::MrBytes), Some('B'));
     }
 
     #[test]
@@ -261,5 +260,34 @@ mod tests {
         let mut k = key(KeyCode::Char('q'));
         k.kind = KeyEventKind::Release;
         assert_eq!(action_for(k), None);
+    }
+
+    #[test]
+    fn a_chord_means_one_action_in_every_row() {
+        let mut seen: Vec<(Chord, Action)> = Vec::new();
+        for command in table::COMMANDS {
+            for (chord, action) in command.chords {
+                if let Some((_, first)) = seen.iter().find(|(c, _)| c == chord) {
+                    assert_eq!(first, action, "{chord:?} in {}", command.label);
+                } else {
+                    seen.push((*chord, *action));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn help_fits_an_80_column_terminal() {
+        for (keys, what) in help_rows() {
+            assert!(keys.chars().count() <= 15, "{keys}");
+            assert!(what.chars().count() <= 58, "{what}");
+        }
+    }
+
+    #[test]
+    fn footer_words_are_in_priority_order() {
+        let hints = footer_hints(&[&table::REVERSE, &table::QUIT, &table::BACK]);
+        let keys: Vec<&str> = hints.iter().map(|h| h.key).collect();
+        assert_eq!(keys, ["q", "Esc", "r"]);
     }
 }

@@ -2,6 +2,7 @@
 //! lingering in ERR/SQE and objects left behind by exited processes; Enter
 //! opens the objects an alert is about.
 
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::errors_layout;
 use crate::interactive::rows::owner_trends::{
     ALERT_AGE_COLUMN, alert_columns, alert_row_id, alert_rows, is_warning_row, warning_row_id,
@@ -132,13 +133,13 @@ impl TableScreen for AlertsScreen {
         }
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("c", " counters "),
-            ("s", " sort "),
-            ("r", " reverse "),
+            &table::BACK,
+            &table::OPEN_OWNER,
+            &table::COUNTERS,
+            &table::SORT_NEXT,
+            &table::REVERSE,
         ]
     }
 

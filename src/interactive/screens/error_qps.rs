@@ -1,6 +1,7 @@
 //! The ERROR-QP pane (`e`): every QP in ERR/SQE the filters admit, oldest
 //! first; Enter opens the owner's drill-down on that QP.
 
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::errors_layout;
 use crate::interactive::rows::object_rows::{
     error_age_column, error_columns, error_row, error_row_id,
@@ -104,13 +105,13 @@ impl TableScreen for ErrorQpScreen {
         })
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("c", " counters "),
-            ("s", " sort "),
-            ("r", " reverse "),
+            &table::BACK,
+            &table::OPEN_OWNER,
+            &table::COUNTERS,
+            &table::SORT_NEXT,
+            &table::REVERSE,
         ]
     }
 

@@ -2,6 +2,7 @@
 //! table): each member process with its counts; Enter opens a process's objects.
 
 use super::Ctx;
+use crate::interactive::keys::{Command, table};
 use crate::interactive::screens::table::TableScreen;
 use crate::interactive::widgets::paint::title_line;
 use crate::interactive::widgets::table::draw as table_draw;
@@ -148,12 +149,12 @@ impl TableScreen for GroupScreen {
         table_draw::draw(buf, &pane, &self.table, empty, theme);
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("⏎", " objects "),
-            ("s", " sort "),
-            ("r", " reverse "),
+            &table::BACK,
+            &table::OPEN_OBJECTS,
+            &table::SORT_NEXT,
+            &table::REVERSE,
         ]
     }
 }

@@ -1,7 +1,8 @@
 //! The help overlay (`?`, F1): every key, scrollable; it takes every key
 //! and click while open.
 
-use crate::interactive::keys::{Action, HELP};
+use crate::interactive::keys::table;
+use crate::interactive::keys::{Action, Command, help_rows};
 use crate::interactive::screens::{Ctx, Outcome, Pane};
 use crate::interactive::widgets::modal::draw_box;
 use crate::interactive::widgets::paint::put;
@@ -28,7 +29,7 @@ impl Pane for HelpScreen {
     }
 
     fn on_action(&mut self, action: Action) -> Outcome {
-        let max = u16::try_from(HELP.len()).unwrap_or(u16::MAX);
+        let max = u16::try_from(help_rows().count()).unwrap_or(u16::MAX);
         match action {
             Action::Help | Action::Back | Action::Quit => return Outcome::Close,
             Action::Down => self.scroll = (self.scroll + 1).min(max),
@@ -44,9 +45,8 @@ impl Pane for HelpScreen {
     }
 
     fn render(&self, frame: &mut Frame, area: Rect, _ctx: &Ctx, theme: &Theme) {
-        let lines = u16::try_from(HELP.len()).unwrap_or(u16::MAX);
-        let longest = HELP
-            .iter()
+        let lines = u16::try_from(help_rows().count()).unwrap_or(u16::MAX);
+        let longest = help_rows()
             .map(|(_, what)| what.chars().count())
             .max()
             .unwrap_or(0);
@@ -60,8 +60,7 @@ impl Pane for HelpScreen {
             theme,
         );
         let buf = frame.buffer_mut();
-        for (i, (keys, what)) in HELP
-            .iter()
+        for (i, (keys, what)) in help_rows()
             .skip(usize::from(self.scroll))
             .take(usize::from(inner.height))
             .enumerate()
@@ -87,8 +86,8 @@ impl Pane for HelpScreen {
         }
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[("↑↓", " scroll "), ("Esc", " close ")]
+    fn hints(&self) -> &'static [&'static Command] {
+        &[&table::BOX_SCROLL, &table::BOX_CLOSE]
     }
 
     fn as_any(&self) -> &dyn Any {

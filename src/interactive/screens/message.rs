@@ -3,6 +3,7 @@
 //! terminal, scrollable; any other key closes it.
 
 use crate::interactive::keys::Action;
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::centered;
 use crate::interactive::screens::{Ctx, Outcome, Pane, page_of};
 use crate::interactive::widgets::theme::Theme;
@@ -111,8 +112,8 @@ impl Pane for MessageScreen {
         frame.render_widget(text, boxed);
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[("↑↓", " scroll "), ("Esc", " close ")]
+    fn hints(&self) -> &'static [&'static Command] {
+        &[&table::BOX_SCROLL, &table::BOX_CLOSE]
     }
 
     fn as_any(&self) -> &dyn Any {

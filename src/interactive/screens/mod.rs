@@ -21,9 +21,9 @@ pub mod sort_menu;
 pub mod table;
 
 use crate::interactive::app::config::AppConfig;
-use crate::interactive::keys::Action;
+use crate::interactive::keys::{Action, Command};
 use crate::interactive::widgets::theme::Theme;
-use crate::model::consumers::SortKey;
+use crate::model::consumers::{Consumer, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
 use crate::model::{DetailScope, OwnerKey, Snapshot, Warning};
@@ -136,10 +136,15 @@ pub trait Pane: Debug + Any {
 
     /// The keys the footer names on this screen. An overlay's are the only
     /// ones named while it is open: it takes every key.
-    fn hints(&self) -> &'static [(&'static str, &'static str)];
+    fn hints(&self) -> &'static [&'static Command];
+
+    /// The process this screen has selected, which `F9`/`K` offers to signal.
+    fn selected_process(&self) -> Option<&Consumer> {
+        None
+    }
 
     /// Offered every action before the application: a modal screen (help)
-    /// takes them all.
+    /// takes them all; a screen closes itself on its own key.
     fn on_action(&mut self, _action: Action) -> Outcome {
         Outcome::Pass
     }

@@ -2,6 +2,7 @@
 //! this width, in screen order; Enter sorts by the highlighted one.
 
 use crate::interactive::keys::{Action, sort_key_char};
+use crate::interactive::keys::{Command, table};
 use crate::interactive::rows::consumer_columns::ConsumerColumn;
 use crate::interactive::screens::{Ctx, Outcome, Pane};
 use crate::interactive::widgets::modal::draw_box;
@@ -111,8 +112,8 @@ impl Pane for SortMenu {
         }
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[("↑↓", " choose "), ("⏎", " sort "), ("Esc", " cancel ")]
+    fn hints(&self) -> &'static [&'static Command] {
+        &[&table::BOX_CHOOSE, &table::BOX_SORT, &table::BOX_CANCEL]
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -3,6 +3,7 @@
 //! ([`TableScreen`]) gets its whole [`Pane`] from here and writes only what
 //! differs: where the table sits, its rows, its page and where Enter leads.
 
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::{TablePane, contains, contains_y};
 use crate::interactive::screens::drill::DrillView;
 use crate::interactive::screens::{CountersPick, Ctx, Pane, page_of};
@@ -51,12 +52,12 @@ pub trait TableScreen: Debug + Any {
         None
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("⏎", " owner "),
-            ("s", " sort "),
-            ("r", " reverse "),
+            &table::BACK,
+            &table::OPEN_OWNER,
+            &table::SORT_NEXT,
+            &table::REVERSE,
         ]
     }
 }
@@ -119,7 +120,7 @@ impl<T: TableScreen> Pane for T {
         TableScreen::render(self, frame, area, ctx, theme);
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         TableScreen::hints(self)
     }
 

@@ -6,6 +6,7 @@
 
 pub mod draw;
 
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::{TablePane, contains, contains_y};
 use crate::interactive::rows::devices::PortSummary;
 use crate::interactive::screens::device::draw::{
@@ -312,13 +313,13 @@ impl Pane for DeviceScreen {
         table_draw::draw(buf, &pane, &self.table, "no objects on this device", theme);
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("⏎", " open "),
-            ("Tab", " ports/consumers "),
-            ("c", " counters "),
-            ("s", " sort "),
+            &table::BACK,
+            &table::OPEN,
+            &table::PORTS_OR_CONSUMERS,
+            &table::COUNTERS,
+            &table::SORT_NEXT,
         ]
     }
 

@@ -3,6 +3,7 @@
 pub mod bound_counters;
 pub mod draw;
 
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::{contains, contains_y, tab_spans};
 use crate::interactive::rows::object_ages::ObjectAges;
 use crate::interactive::rows::object_rows::{columns_for, default_sort, object_row, row_id};
@@ -189,6 +190,10 @@ pub fn tab_label(t: ResourceType, count: Option<u64>) -> String {
 }
 
 impl Pane for DrillView {
+    fn selected_process(&self) -> Option<&Consumer> {
+        self.consumer.as_ref()
+    }
+
     fn id(&self) -> &'static str {
         "drill"
     }
@@ -289,13 +294,13 @@ impl Pane for DrillView {
         crate::interactive::screens::drill::draw::draw(frame, ctx, self, theme);
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("Tab", " type "),
-            ("s", " sort "),
-            ("r", " reverse "),
-            ("e", " errors "),
+            &table::BACK,
+            &table::NEXT_TYPE,
+            &table::SORT_NEXT,
+            &table::REVERSE,
+            &table::ERRORS,
         ]
     }
 

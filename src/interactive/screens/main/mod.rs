@@ -7,6 +7,7 @@ pub mod draw_consumers;
 pub mod draw_devices;
 
 use crate::interactive::app::config::default_direction;
+use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::interactive::rows::consumer_columns::{
     ConsumerColumn, PlacedColumn, fit_consumer_columns_named,
@@ -211,6 +212,13 @@ impl MainScreen {
 }
 
 impl Pane for MainScreen {
+    fn selected_process(&self) -> Option<&Consumer> {
+        match self.focus {
+            Focus::Consumers => self.selected_consumer(),
+            Focus::Devices => None,
+        }
+    }
+
     fn id(&self) -> &'static str {
         "main"
     }
@@ -351,28 +359,28 @@ impl Pane for MainScreen {
         );
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         // Grouped, the footer says so (and that `o` goes on to the next grouping).
         match self.grouping {
             OwnerGroup::Process => &[
-                ("⏎", " details "),
-                ("e", " errors "),
-                ("/", " filter "),
-                ("F6", " sort "),
+                &table::OPEN_DETAILS,
+                &table::ERRORS,
+                &table::FILTER,
+                &table::SORT_MENU,
             ],
             OwnerGroup::Container => &[
-                ("⏎", " open "),
-                ("o", " by container "),
-                ("e", " errors "),
-                ("/", " filter "),
-                ("F6", " sort "),
+                &table::OPEN,
+                &table::BY_CONTAINER,
+                &table::ERRORS,
+                &table::FILTER,
+                &table::SORT_MENU,
             ],
             OwnerGroup::Pod => &[
-                ("⏎", " open "),
-                ("o", " by pod "),
-                ("e", " errors "),
-                ("/", " filter "),
-                ("F6", " sort "),
+                &table::OPEN,
+                &table::BY_POD,
+                &table::ERRORS,
+                &table::FILTER,
+                &table::SORT_MENU,
             ],
         }
     }

@@ -4,12 +4,13 @@
 
 pub mod draw;
 
+use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{TablePane, contains, contains_y};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, counter_rows, find_port, sort_rows,
 };
 use crate::interactive::screens::port_counters::draw::{columns, draw};
-use crate::interactive::screens::{CountersPick, Ctx, Pane, page_of};
+use crate::interactive::screens::{CountersPick, Ctx, Outcome, Pane, page_of};
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::theme::Theme;
 use ratatui::Frame;
@@ -100,6 +101,14 @@ impl CountersScreen {
 }
 
 impl Pane for CountersScreen {
+    /// `c` again closes the counters view.
+    fn on_action(&mut self, action: Action) -> Outcome {
+        match action {
+            Action::Counters => Outcome::Close,
+            _ => Outcome::Pass,
+        }
+    }
+
     fn id(&self) -> &'static str {
         "counters"
     }
@@ -184,12 +193,12 @@ impl Pane for CountersScreen {
         draw(frame, self, ctx, theme);
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
+    fn hints(&self) -> &'static [&'static Command] {
         &[
-            ("Esc", " back "),
-            ("s", " sort "),
-            ("r", " reverse "),
-            ("c", " close "),
+            &table::BACK,
+            &table::SORT_NEXT,
+            &table::REVERSE,
+            &table::CLOSE_COUNTERS,
         ]
     }
 

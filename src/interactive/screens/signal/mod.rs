@@ -7,6 +7,7 @@
 //! never signalled. This is the only thing in restop that acts on the host.
 
 use crate::interactive::keys::Action;
+use crate::interactive::keys::{Command, table};
 use crate::interactive::screens::{Ctx, Outcome, Pane};
 use crate::interactive::widgets::cursor::Cursor;
 use crate::interactive::widgets::modal::draw_box;
@@ -245,8 +246,8 @@ impl Pane for SignalScreen {
         }
     }
 
-    fn hints(&self) -> &'static [(&'static str, &'static str)] {
-        &[("↑↓", " choose "), ("⏎", " send "), ("Esc", " cancel ")]
+    fn hints(&self) -> &'static [&'static Command] {
+        &[&table::BOX_CHOOSE, &table::BOX_SEND, &table::BOX_CANCEL]
     }
 
     fn as_any(&self) -> &dyn Any {
