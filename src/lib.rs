@@ -7,12 +7,12 @@
 //! Every producer of snapshots implements [`source::Source`]; `record` writes
 //! them to a file and replays them, `batch` prints them at an interval.
 
-pub mod app;
 pub mod batch;
 pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod export;
+pub mod interactive;
 pub mod manual;
 pub mod model;
 pub mod nldev;
@@ -22,6 +22,4 @@ pub mod session;
 pub mod settings;
 pub mod signals;
 pub mod source;
-pub mod tui;
-pub mod ui;
 pub mod units;

@@ -93,18 +93,18 @@ fn run_manual(args: &Cli) -> Option<Result<u8>> {
 /// The interactive view. Kept as the single place that starts it, so the TUI
 /// plugs in here.
 fn run_interactive(settings: &Settings) -> Result<u8> {
-    if !restop::tui::has_terminal() {
+    if !restop::interactive::terminal::has_terminal() {
         tell("the interactive view needs a terminal; use --once or --json in pipes and scripts");
         return Ok(EXIT_USAGE);
     }
-    let config = restop::app::AppConfig::new(settings);
+    let config = restop::interactive::app::AppConfig::new(settings);
     if let Origin::Replay(path) = &settings.source.origin {
         let replay = restop::record::ReplaySource::open(path)?;
-        return restop::tui::run_replay(replay, config).map(|()| EXIT_OK);
+        return restop::interactive::terminal::run_replay(replay, config).map(|()| EXIT_OK);
     }
     // Write failures show as warnings in the view: stderr is the screen.
     let source = session::with_recording(session::open_source(settings)?, settings, tell, false)?;
-    restop::tui::run(source, config).map(|()| EXIT_OK)
+    restop::interactive::terminal::run(source, config).map(|()| EXIT_OK)
 }
 
 /// `--batch`: reports every interval until `-n`, the end of a replay, a

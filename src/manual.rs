@@ -1,6 +1,8 @@
 //! Shell completions and man pages, generated from the clap definitions so they
 //! never drift from the options restop really takes (`restop completions SHELL`,
-//! `restop man [export]`; the Debian package installs both).
+//! `restop man [export]`; the Debian package installs both). restop(1)'s
+//! KEYS section is the interactive view's key table
+//! (`interactive::keys::docs::roff_section`), placed before VERSION.
 
 use crate::cli::Cli;
 use clap::CommandFactory;
@@ -16,7 +18,7 @@ pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) {
 pub fn write_man_page(page: Option<&str>, out: &mut dyn Write) -> io::Result<()> {
     let command = Cli::command();
     let Some(name) = page else {
-        return clap_mangen::Man::new(command).render(out);
+        return write_main_page(command, out);
     };
     // Pages of the subcommands with options of their own.
     let title = match name {
@@ -35,6 +37,18 @@ pub fn write_man_page(page: Option<&str>, out: &mut dyn Write) -> io::Result<()>
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "export is missing"))?
         .name(title);
     clap_mangen::Man::new(sub).render(out)
+}
+
+/// restop(1): clap_mangen's page with the KEYS section added.
+fn write_main_page(command: clap::Command, out: &mut dyn Write) -> io::Result<()> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command).render(&mut page)?;
+    let page = String::from_utf8_lossy(&page);
+    let keys = crate::interactive::keys::docs::roff_section();
+    let at = page.find("\n.SH VERSION").map_or(page.len(), |i| i + 1);
+    out.write_all(page[..at].as_bytes())?;
+    out.write_all(keys.as_bytes())?;
+    out.write_all(page[at..].as_bytes())
 }
 
 #[cfg(test)]
@@ -63,6 +77,12 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\\-\\-json"));
+        // The KEYS section is the key table's, before VERSION.
+        let keys = crate::interactive::keys::docs::roff_section();
+        assert!(text.contains(&keys), "{text}");
+        if let Some(version) = text.find(".SH VERSION") {
+            assert!(text.find(".SH KEYS").is_some_and(|k| k < version));
+        }
         let mut out = Vec::new();
         write_man_page(Some("export"), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

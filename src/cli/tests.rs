@@ -2,7 +2,7 @@
 //! refusals, and the merge with the config file.
 
 use super::*;
-use crate::app::AppConfig;
+use crate::interactive::app::AppConfig;
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;

@@ -12,6 +12,8 @@ pub struct ErrorQp {
     pub device: String,
     /// Owner label as in the consumers table.
     pub owner_name: String,
+    /// The owning process's comm, when it is a process with one.
+    pub comm: Option<String>,
 }
 
 impl ErrorQp {
@@ -43,6 +45,7 @@ pub fn error_qps(snapshot: &Snapshot, filter: &Filter) -> Vec<ErrorQp> {
             ErrorQp {
                 device: snapshot.device_name(qp.device),
                 owner_name: owner_label(&qp.owner, process),
+                comm: process.map(|p| p.comm.clone()).filter(|c| !c.is_empty()),
                 qp: qp.clone(),
             }
         })

@@ -8,6 +8,7 @@ pub mod consumers_qp_states;
 pub mod counters;
 pub mod device;
 pub mod enums;
+pub mod error_qp_table;
 pub mod error_qps;
 pub mod filter;
 pub mod history;

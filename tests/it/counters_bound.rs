@@ -7,9 +7,9 @@ use crate::tui_common::{fixture, key, snapshot_event};
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::{App, AppConfig, Event};
 use restop::export::health::Health;
 use restop::export::{Format, OwnerGroup, OwnerOptions, RenderInput, render, render_with};
+use restop::interactive::app::{App, AppConfig, Event};
 use restop::model::counters::PortCounters;
 use restop::model::counters::bound::BoundCounter;
 use restop::model::filter::Filter;
@@ -209,7 +209,9 @@ fn recordings_keep_bound_counters() {
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| restop::ui::draw(f, app)).unwrap();
+    terminal
+        .draw(|f| restop::interactive::frame::draw(f, app))
+        .unwrap();
     terminal.backend().to_string()
 }
 

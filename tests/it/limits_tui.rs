@@ -6,14 +6,14 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::{App, AppConfig, Event, Thresholds};
+use restop::interactive::app::{App, AppConfig, Event, Thresholds};
+use restop::interactive::frame;
 use restop::model::limits::{DeviceQuota, Quota, RdmaCgroup};
 use restop::model::{DetailScope, SourceKind};
-use restop::ui;
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 

@@ -5,8 +5,8 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::drill::DetailState;
-use restop::app::{App, AppConfig, Command, Event};
+use restop::interactive::app::{App, AppConfig, Command, Event};
+use restop::interactive::screens::drill::DetailState;
 use restop::model::{DetailScope, SourceKind};
 
 /// Ten minutes recorded every 2 s (300 snapshots), starting at the fixture's time.
@@ -48,7 +48,9 @@ fn position(app: &App) -> usize {
 
 fn header(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    terminal.draw(|f| restop::ui::draw(f, app)).unwrap();
+    terminal
+        .draw(|f| restop::interactive::frame::draw(f, app))
+        .unwrap();
     let screen = terminal.backend().to_string();
     screen.lines().next().unwrap().to_string()
 }

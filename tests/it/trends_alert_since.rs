@@ -4,9 +4,9 @@
 //! window, new when a cleared alert comes back, apart per subject.
 
 use crate::tui_common::snapshot_event;
-use restop::app::{App, AppConfig};
 use restop::batch;
 use restop::demo::DemoSource;
+use restop::interactive::app::{App, AppConfig};
 use restop::model::filter::Filter;
 use restop::model::history::{Alert, AlertKind, History, HistoryConfig};
 use restop::model::{

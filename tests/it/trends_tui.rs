@@ -7,18 +7,18 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::object_table::Cell;
-use restop::app::{App, AppConfig, Event};
 use restop::demo::DemoSource;
+use restop::interactive::app::{App, AppConfig, Event};
+use restop::interactive::frame;
+use restop::interactive::widgets::table::Cell;
 use restop::model::history::AlertKind;
 use restop::model::{DetailScope, ResourceType, Snapshot, SourceKind};
 use restop::source::{CollectRequest, Source};
-use restop::ui;
 use std::time::Duration;
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 

@@ -2,10 +2,10 @@
 //! key helpers. Everything is fixed: no clock, no sleeps.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use restop::app::object_table::ObjectTable;
-use restop::app::screens::alerts::AlertsScreen;
-use restop::app::screens::error_qps::ErrorQpScreen;
-use restop::app::{App, AppConfig, Command, Event};
+use restop::interactive::app::{App, AppConfig, Command, Event};
+use restop::interactive::screens::alerts::AlertsScreen;
+use restop::interactive::screens::error_qps::ErrorQpScreen;
+use restop::interactive::widgets::table::ObjectTable;
 use restop::model::{
     DetailScope, Device, Meta, Mr, Object, OwnerKey, Port, PortState, ProcessInfo, ProcessKey, Qp,
     QpState, QpType, ReportedOwner, ResourceType, Snapshot, SourceKind, Tally, Usage, UsageEntry,

@@ -5,19 +5,19 @@
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::screens::counters::CountersScreen;
-use restop::app::{App, AppConfig, Event};
 use restop::demo::DemoSource;
+use restop::interactive::app::{App, AppConfig, Event};
+use restop::interactive::frame;
+use restop::interactive::screens::port_counters::CountersScreen;
 use restop::model::{DetailScope, SourceKind};
 use restop::source::{CollectRequest, Source};
-use restop::ui;
 use std::time::Duration;
 
 use crate::tui_common::{ch, key, snapshot_event};
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 
@@ -174,7 +174,7 @@ fn every_counters_screen_draws_at_every_size() {
 
 /// The first cell of the selected alert's row: its kind.
 fn selected_kind(app: &App) -> String {
-    use restop::app::object_table::Cell;
+    use restop::interactive::widgets::table::Cell;
     match crate::tui_common::alerts_pane(app)
         .selected()
         .and_then(|r| r.cells.first())
@@ -212,7 +212,7 @@ fn c_on_an_error_qp_opens_its_ports_counters() {
     app.update(ch('c'));
     // The fixture's QPs are on port 1; the pane's DEVICE column names the device.
     let device = match &qp.cells[2] {
-        restop::app::object_table::Cell::Text(d) => d.clone(),
+        restop::interactive::widgets::table::Cell::Text(d) => d.clone(),
         other => panic!("{other:?}"),
     };
     assert_eq!(counters_open(&app), Some((device, 1)));
@@ -308,7 +308,7 @@ fn c_on_a_devices_limit_warning_opens_its_first_port() {
         .cells
         .get(2)
     {
-        Some(restop::app::object_table::Cell::Text(t)) => t.clone(),
+        Some(restop::interactive::widgets::table::Cell::Text(t)) => t.clone(),
         other => panic!("{other:?}"),
     };
     let device = what.split(' ').next().unwrap().to_string();
@@ -332,7 +332,7 @@ fn counters_view_opened_from_the_error_qp_pane() {
 /// The drill-down of the demo process the filter finds, its objects collected.
 fn demo_drill(filter: &str, w: u16, h: u16) -> App {
     use crate::tui_common::typed;
-    use restop::app::Command;
+    use restop::interactive::app::Command;
     let mut app = App::new(AppConfig::default(), SourceKind::Demo);
     app.update(Event::Resize(w, h));
     let mut demo = DemoSource::new(1, Duration::from_secs(2));

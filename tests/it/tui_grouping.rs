@@ -4,9 +4,9 @@
 use crate::tui_common::*;
 use crate::tui_render::{demo_app, screen};
 use crossterm::event::KeyCode;
-use restop::app::AppConfig;
-use restop::app::screens::drill::DrillView;
-use restop::app::screens::group::GroupScreen;
+use restop::interactive::app::AppConfig;
+use restop::interactive::screens::drill::DrillView;
+use restop::interactive::screens::group::GroupScreen;
 use restop::model::owner_group::{GroupKey, OwnerGroup};
 
 fn grouped(group: OwnerGroup) -> AppConfig {
@@ -185,7 +185,9 @@ fn a_lone_process_in_a_grouped_view_opens_its_objects() {
 fn the_header_counts_owners_whatever_the_grouping() {
     let (mut app, _) = demo_app(120, 40, AppConfig::default());
     let owners = app.main.rows.len();
-    let header = |app: &restop::app::App| screen(app, 120, 40).lines().nth(1).unwrap().to_string();
+    let header = |app: &restop::interactive::app::App| {
+        screen(app, 120, 40).lines().nth(1).unwrap().to_string()
+    };
     let before = header(&app);
     assert!(before.contains(&format!("{owners} owners")), "{before}");
     app.update(ch('o'));

@@ -7,16 +7,16 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
-use restop::app::{App, AppConfig, Command, Event};
 use restop::demo::DemoSource;
+use restop::interactive::app::{App, AppConfig, Command, Event};
+use restop::interactive::frame;
 use restop::model::{DetailScope, Snapshot, SourceKind};
 use restop::source::{CollectRequest, Source};
-use restop::ui;
 use std::time::Duration;
 
 pub(crate) fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal
 }
 

@@ -7,10 +7,12 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::screens::signal::{SignalKind, SignalOutcome, SignalRequest, SignalScreen};
-use restop::app::{App, AppConfig, Command, Event};
+use restop::interactive::app::{App, AppConfig, Command, Event};
+use restop::interactive::frame;
+use restop::interactive::screens::signal::{
+    SignalKind, SignalOutcome, SignalRequest, SignalScreen,
+};
 use restop::model::{DetailScope, SourceKind};
-use restop::ui;
 
 fn app_on(source: SourceKind, config: AppConfig) -> App {
     let mut app = App::new(config, source);
@@ -37,7 +39,7 @@ fn signals(commands: &[Command]) -> Vec<SignalRequest> {
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 

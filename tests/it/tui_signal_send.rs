@@ -4,9 +4,9 @@
 //! process is "not permitted". Every `sleep` is ended and reaped.
 
 use crate::support::fake_proc::FakeProc;
-use restop::app::screens::signal::{SignalKind, SignalOutcome, SignalRequest};
 use restop::collect::procfs::process_start_time;
-use restop::tui::send_signal::send;
+use restop::interactive::local::send_signal::send;
+use restop::interactive::screens::signal::{SignalKind, SignalOutcome, SignalRequest};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command};

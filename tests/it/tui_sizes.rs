@@ -8,18 +8,18 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::{App, AppConfig, Command, Event};
 use restop::demo::DemoSource;
+use restop::interactive::app::{App, AppConfig, Command, Event};
+use restop::interactive::frame;
 use restop::model::{DetailScope, SourceKind};
 use restop::source::{CollectRequest, Source};
-use restop::ui;
 use std::time::Duration;
 
 const SIZES: [(u16, u16); 5] = [(40, 12), (80, 24), (120, 40), (160, 48), (220, 60)];
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 

@@ -2,10 +2,10 @@
 
 use crate::tui_common::*;
 use crossterm::event::{KeyCode, MouseEventKind};
-use restop::app::drill::DetailState;
-use restop::app::layout::{frame_layout, main_layout};
-use restop::app::object_table::Cell;
-use restop::app::{Command, Event, Focus};
+use restop::interactive::app::{Command, Event, Focus};
+use restop::interactive::layout::{frame_layout, main_layout};
+use restop::interactive::screens::drill::DetailState;
+use restop::interactive::widgets::table::Cell;
 use restop::model::consumers::{SortDirection, SortKey};
 use restop::model::{DetailScope, OwnerKey, QpState, ResourceType};
 use restop::source::CollectError;
@@ -96,7 +96,7 @@ fn f6_opens_the_sort_menu_on_the_sorted_column_and_enter_sorts() {
     let mut app = app();
     app.update(key(KeyCode::F(6)));
     let menu = app
-        .find_screen::<restop::app::screens::sort_menu::SortMenu>()
+        .find_screen::<restop::interactive::screens::sort_menu::SortMenu>()
         .expect("the sort menu");
     let headers: Vec<_> = menu.columns.iter().map(|c| c.header()).collect();
     assert_eq!(
@@ -368,7 +368,7 @@ fn drill_down_tabs_sort_and_scroll() {
     app.update(key(KeyCode::Enter));
     collect_as_asked(&mut app, processes(&[100]));
     // Sorted by LQPN ascending by default.
-    let lqpns = |app: &restop::app::App| -> Vec<Cell> {
+    let lqpns = |app: &restop::interactive::app::App| -> Vec<Cell> {
         app.drill()
             .unwrap()
             .table
@@ -506,7 +506,7 @@ fn enter_on_a_device_opens_its_view_with_the_counts_on_that_device() {
     app.update(key(KeyCode::Enter));
     assert_eq!(app.screen_ids(), ["device"]);
     let view = app
-        .find_screen::<restop::app::screens::device::DeviceScreen>()
+        .find_screen::<restop::interactive::screens::device::DeviceScreen>()
         .unwrap();
     assert_eq!(view.name, "mlx5_1");
     assert_eq!(
@@ -526,7 +526,7 @@ fn enter_on_a_device_opens_its_view_with_the_counts_on_that_device() {
     app.update(key(KeyCode::Up));
     app.update(key(KeyCode::Enter));
     let view = app
-        .find_screen::<restop::app::screens::device::DeviceScreen>()
+        .find_screen::<restop::interactive::screens::device::DeviceScreen>()
         .unwrap();
     assert_eq!(view.name, "mlx5_0");
     assert_eq!(view.table.rows.len(), 3);
@@ -561,7 +561,10 @@ fn clicking_a_column_header_sorts_by_it_and_again_reverses() {
     let pane = main_layout(body, app.main.devices.len()).consumers;
     let header_y = pane.header.y;
     // At 80 columns: PID NAME QP CQ MR ...; find "MR" by its title position.
-    let placed = restop::app::columns::fit_consumer_columns(&app.filter, pane.header.width);
+    let placed = restop::interactive::rows::consumer_columns::fit_consumer_columns(
+        &app.filter,
+        pane.header.width,
+    );
     let mr = placed
         .iter()
         .find(|p| p.column.sort_key() == SortKey::Count(ResourceType::Mr))
@@ -596,7 +599,7 @@ fn clicking_a_row_selects_it_and_the_wheel_scrolls() {
 fn clicking_a_drill_down_tab_switches_to_it() {
     let mut app = app();
     app.update(key(KeyCode::Enter));
-    let l = restop::ui::drill::layout(&app.ctx(), app.drill().unwrap());
+    let l = restop::interactive::screens::drill::draw::layout(&app.ctx(), app.drill().unwrap());
     // Tabs: " QP 10 " " CQ 4 " " MR 5 " ...: the third starts after two labels.
     app.update(click(l.tabs.x + 7 + 1 + 6 + 1 + 2, l.tabs.y));
     assert_eq!(app.drill().unwrap().tab, ResourceType::Mr);

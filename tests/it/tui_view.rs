@@ -8,16 +8,16 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use restop::app::screens::message::MessageScreen;
-use restop::app::{App, AppConfig, Event};
+use restop::interactive::app::{App, AppConfig, Event};
+use restop::interactive::frame;
+use restop::interactive::screens::message::MessageScreen;
 use restop::model::filter::Filter;
 use restop::model::{DetailScope, ResourceType, Snapshot, SourceKind, Tally};
 use restop::output::Selection;
-use restop::ui;
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    terminal.draw(|f| frame::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 
@@ -302,8 +302,8 @@ fn enter_on_an_alert_with_nothing_to_open_says_so() {
 #[test]
 fn without_colour_warning_and_critical_still_differ() {
     use ratatui::style::Modifier;
-    use restop::app::Level;
-    let theme = restop::ui::theme::Theme::new(false);
+    use restop::interactive::app::Level;
+    let theme = restop::interactive::widgets::theme::Theme::new(false);
     let warn = theme.level(Level::Warn);
     let crit = theme.level(Level::Critical);
     assert_ne!(warn, crit);
@@ -334,8 +334,8 @@ fn one_error_qp_is_singular() {
 #[test]
 fn the_light_and_high_contrast_themes_redraw_the_warnings() {
     use ratatui::style::{Color, Modifier};
-    use restop::app::{Level, ThemeKind};
-    use restop::ui::theme::Theme;
+    use restop::interactive::app::{Level, ThemeKind};
+    use restop::interactive::widgets::theme::Theme;
     let default = Theme::of(true, ThemeKind::Default).level(Level::Warn);
     let light = Theme::of(true, ThemeKind::Light).level(Level::Warn);
     let high = Theme::of(true, ThemeKind::HighContrast);

@@ -13,7 +13,7 @@ pub use view::*;
 use super::rfc3339;
 use super::selection::Selection;
 use crate::model::consumers::Consumer;
-use crate::model::error_qps::ErrorQp;
+use crate::model::error_qp_table::ErrorQpRow;
 use crate::model::filter::Filter;
 use crate::model::limits::{Quota, Thresholds, process_shares};
 use crate::model::owner_group::OwnerGroup;
@@ -81,7 +81,7 @@ pub fn render_json_grouped(
         error_qps: selection
             .error_qps
             .iter()
-            .map(|e| error_qp(snapshot, e))
+            .map(|qp| ErrorQpView::of(ErrorQpRow { qp, age: None }))
             .collect(),
         groups: groups::groups(snapshot, &selection.consumers, group),
     }
@@ -343,26 +343,5 @@ fn kernel_owner(c: &Consumer) -> KernelOwnerView {
     KernelOwnerView {
         name,
         holdings: bucket(c),
-    }
-}
-
-fn error_qp(snapshot: &Snapshot, e: &ErrorQp) -> ErrorQpView {
-    let comm = match &e.qp.owner {
-        OwnerKey::Process(key) => snapshot
-            .process(key)
-            .map(|p| p.comm.clone())
-            .filter(|c| !c.is_empty()),
-        _ => None,
-    };
-    ErrorQpView {
-        device: e.device.clone(),
-        port: e.qp.port,
-        lqpn: e.qp.lqpn,
-        rqpn: e.qp.rqpn,
-        qp_type: e.qp.qp_type.to_string(),
-        state: e.qp.state.to_string(),
-        pid: e.pid(),
-        comm,
-        owner: e.owner_name.clone(),
     }
 }

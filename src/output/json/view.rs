@@ -5,6 +5,7 @@
 //! and fields in the documented order. Changing them changes the contract.
 
 use crate::model::UnixMs;
+use crate::model::error_qp_table::{ErrorQpColumn, ErrorQpRow, ErrorQpValue};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -185,18 +186,34 @@ pub struct BucketView {
     pub devices: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
-pub struct ErrorQpView {
-    pub device: String,
-    pub port: Option<u32>,
-    pub lqpn: u32,
-    pub rqpn: Option<u32>,
-    #[serde(rename = "type")]
-    pub qp_type: String,
-    pub state: String,
-    pub pid: Option<u32>,
-    pub comm: Option<String>,
-    pub owner: String,
+/// One `error_qps` entry: the ERROR-QP table's JSON columns
+/// (`ErrorQpColumn::JSON`), in that order, under their JSON keys.
+#[derive(Debug)]
+pub struct ErrorQpView(pub Vec<(&'static str, ErrorQpValue)>);
+
+impl ErrorQpView {
+    pub fn of(row: ErrorQpRow) -> ErrorQpView {
+        let fields = ErrorQpColumn::JSON
+            .iter()
+            .map(|c| (c.spec().json_key, c.value(row)))
+            .collect();
+        ErrorQpView(fields)
+    }
+}
+
+impl Serialize for ErrorQpView {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            match value {
+                ErrorQpValue::Number(n) => map.serialize_entry(key, n)?,
+                ErrorQpValue::Text(t) => map.serialize_entry(key, t)?,
+                ErrorQpValue::MaybeText(t) => map.serialize_entry(key, t)?,
+                ErrorQpValue::Age { ms, .. } => map.serialize_entry(key, ms)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// A JSON object whose keys keep the order they were inserted in (display

@@ -1,6 +1,10 @@
 //! The ERROR QPs section: every QP in ERR or SQE, with who holds it.
+//!
+//! The columns are the ERROR-QP table's (`model/error_qp_table.rs`), in
+//! the report's order (`ErrorQpColumn::REPORT`).
 
-use super::layout::{Align, Column, clean, table_header, table_row, table_width};
+use super::layout::{Align, Column, table_header, table_row, table_width};
+use crate::model::error_qp_table::{Align as TableAlign, ErrorQpColumn, ErrorQpRow};
 use crate::model::error_qps::ErrorQp;
 
 /// Device names longer than this are cut so owners keep their room.
@@ -21,24 +25,27 @@ pub fn error_qps(qps: &[ErrorQp], top: usize, width: usize) -> Vec<String> {
         lines.push("  no QPs in ERR/SQE".to_string());
         return lines;
     }
-    let rows: Vec<Vec<String>> = qps[..shown].iter().map(cells).collect();
-    let specs: [(&str, Align); 8] = [
-        ("DEVICE", Align::Left),
-        ("PORT", Align::Right),
-        ("LQPN", Align::Right),
-        ("RQPN", Align::Right),
-        ("TYPE", Align::Left),
-        ("STATE", Align::Left),
-        ("PID", Align::Right),
-        ("OWNER", Align::Left),
-    ];
-    let mut columns: Vec<Column> = specs
+    let shown_columns = ErrorQpColumn::REPORT;
+    let rows: Vec<Vec<String>> = qps[..shown]
         .iter()
-        .enumerate()
-        .map(|(i, (header, align))| {
-            Column::fitted(header, *align, rows.iter().map(|r| r[i].as_str()))
+        .map(|qp| {
+            let row = ErrorQpRow { qp, age: None };
+            shown_columns.iter().map(|c| c.cell(row)).collect()
         })
         .collect();
+    let mut columns: Vec<Column> = shown_columns
+        .iter()
+        .enumerate()
+        .map(|(i, column)| {
+            let spec = column.spec();
+            let align = match spec.align {
+                TableAlign::Left => Align::Left,
+                TableAlign::Right => Align::Right,
+            };
+            Column::fitted(spec.header, align, rows.iter().map(|r| r[i].as_str()))
+        })
+        .collect();
+    // The first column (DEVICE) is cut so the last (OWNER) keeps its room.
     columns[0].width = columns[0].width.min(DEVICE_WIDTH);
     let others = table_width(&columns[..7]) + 1;
     columns[7].width = columns[7].width.min(width.saturating_sub(others));
@@ -53,18 +60,4 @@ pub fn error_qps(qps: &[ErrorQp], top: usize, width: usize) -> Vec<String> {
         ));
     }
     lines
-}
-
-fn cells(e: &ErrorQp) -> Vec<String> {
-    let opt = |v: Option<u32>| v.map(|n| n.to_string()).unwrap_or_else(|| "-".to_string());
-    vec![
-        clean(&e.device),
-        opt(e.qp.port),
-        e.qp.lqpn.to_string(),
-        opt(e.qp.rqpn),
-        e.qp.qp_type.to_string(),
-        e.qp.state.to_string(),
-        opt(e.pid()),
-        clean(&e.owner_name),
-    ]
 }

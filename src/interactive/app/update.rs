@@ -1,0 +1,387 @@
+//! `App::update`: every state change, one event at a time.
+
+use crate::interactive::app::config::{longer_interval, shorter_interval};
+use crate::interactive::app::event::{Command, Event};
+use crate::interactive::app::state::{App, FilterEdit, ctx};
+use crate::interactive::keys::{Action, Here, resolve};
+use crate::interactive::screens::alerts::AlertsScreen;
+use crate::interactive::screens::error_qps::ErrorQpScreen;
+use crate::interactive::screens::help::HelpScreen;
+use crate::interactive::screens::message::MessageScreen;
+use crate::interactive::screens::port_counters::CountersScreen;
+use crate::interactive::screens::signal::{SignalScreen, refusal};
+use crate::interactive::screens::sort_menu::SortMenu;
+use crate::interactive::screens::{Outcome, Pane};
+use crate::model::SourceKind;
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
+
+/// Rows the mouse wheel scrolls per notch.
+const WHEEL_ROWS: isize = 3;
+
+impl App {
+    /// Applies one event; returns what the event loop must do.
+    pub fn update(&mut self, event: Event) -> Vec<Command> {
+        let mut commands = Vec::new();
+        match event {
+            Event::Key(key) => self.on_key(key, &mut commands),
+            Event::Mouse(mouse) => self.on_mouse(mouse),
+            Event::Resize(w, h) => {
+                self.size = Rect::new(0, 0, w, h);
+                self.settle_cursors();
+            }
+            Event::Snapshot { result, details } => match result {
+                Ok(snapshot) => self.receive(*snapshot, details),
+                Err(e) => self.collect_error = Some(e.to_string()),
+            },
+            Event::Tick(now_ms) => {
+                self.now_ms = now_ms;
+                if let Some(replay) = self.replay.as_mut() {
+                    replay.tick(now_ms);
+                }
+            }
+            Event::Quit => self.quit(&mut commands),
+            Event::SignalResult { request, outcome } => {
+                self.status = Some(outcome.message(&request));
+            }
+        }
+        let wanted = self.wanted_details();
+        if wanted != self.requested_details {
+            self.requested_details = wanted.clone();
+            commands.push(Command::SetDetails(wanted));
+        }
+        if let Some(index) = self.replay.as_mut().and_then(|r| r.take_request()) {
+            commands.push(Command::ShowRecord(index));
+        }
+        commands
+    }
+
+    fn quit(&mut self, commands: &mut Vec<Command>) {
+        self.quitting = true;
+        commands.push(Command::Quit);
+    }
+
+    fn on_key(&mut self, key: KeyEvent, commands: &mut Vec<Command>) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl_c {
+            return self.quit(commands);
+        }
+        self.status = None;
+        if self.filter_edit.is_some() {
+            return self.on_filter_key(key);
+        }
+        let Some((command, action)) = resolve(key) else {
+            return;
+        };
+        let offered = match self.screens.last_mut() {
+            Some(top) => top.on_action(action),
+            None => Outcome::Pass,
+        };
+        let here = Here {
+            main_screen: self.on_main(),
+            replay: self.replay.is_some(),
+        };
+        match offered {
+            // Where the key table says the key means nothing, it does nothing.
+            Outcome::Pass if !command.applies.holds(here) => {}
+            Outcome::Pass => self.on_action(action, commands),
+            Outcome::Handled => {}
+            Outcome::Close => self.back(),
+            Outcome::CloseAndSort(key) => {
+                self.screens.pop();
+                self.main.sort_to(key);
+                self.settle_cursors();
+            }
+            Outcome::Signal(request) => {
+                self.back();
+                self.status = Some(format!(
+                    "sending {} to pid {}…",
+                    request.signal.name(),
+                    request.pid
+                ));
+                commands.push(Command::Signal(request));
+            }
+        }
+    }
+
+    fn on_filter_key(&mut self, key: KeyEvent) {
+        let Some(edit) = self.filter_edit.as_mut() else {
+            return;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Enter => {
+                self.filter_edit = None;
+                return;
+            }
+            KeyCode::Esc => {
+                let previous = edit.previous.take();
+                self.filter_edit = None;
+                self.set_filter_text(previous);
+                return;
+            }
+            KeyCode::Backspace => {
+                edit.text.pop();
+            }
+            KeyCode::Char('u') if ctrl => edit.text.clear(),
+            KeyCode::Char(c) if !ctrl => edit.text.push(c),
+            _ => return,
+        }
+        let text = edit.text.clone();
+        self.set_filter_text(Some(text));
+    }
+
+    /// Applies the text filter as it is typed.
+    fn set_filter_text(&mut self, text: Option<String>) {
+        let text = text.filter(|t| !t.trim().is_empty());
+        if self.filter.text != text {
+            self.filter.text = text;
+            self.refresh();
+        }
+    }
+
+    fn on_action(&mut self, action: Action, commands: &mut Vec<Command>) {
+        match action {
+            Action::Quit => self.quit(commands),
+            Action::Help => self.open(Box::new(HelpScreen::default())),
+            Action::Back => self.back(),
+            Action::Up => self.move_selection(-1),
+            Action::Down => self.move_selection(1),
+            Action::PageUp => self.move_selection(-self.page_rows()),
+            Action::PageDown => self.move_selection(self.page_rows()),
+            Action::Home => self.move_selection(isize::MIN / 2),
+            Action::End => self.move_selection(isize::MAX / 2),
+            Action::Enter => self.enter(),
+            Action::ErrorPane => self.toggle_pane(Box::new(ErrorQpScreen::default())),
+            Action::AlertsPane => self.toggle_pane(Box::new(AlertsScreen::default())),
+            Action::Counters => self.open_counters(),
+            Action::Baseline => self.toggle_baseline(),
+            Action::FullText => self.show_full_text(),
+            Action::Sparklines => {
+                self.sparklines = !self.sparklines;
+                self.settle_cursors();
+            }
+            Action::Group => {
+                let ctx = ctx!(self);
+                self.main.cycle_grouping(&ctx);
+                self.settle_cursors();
+            }
+            Action::Filter => {
+                self.filter_edit = Some(FilterEdit {
+                    text: self.filter.text.clone().unwrap_or_default(),
+                    previous: self.filter.text.clone(),
+                });
+            }
+            Action::SortMenu => {
+                let columns = self.main.visible_columns(&self.ctx());
+                let menu = SortMenu::new(columns, self.main.sort);
+                self.open(Box::new(menu));
+            }
+            Action::SortBy(key) => {
+                self.main.sort_by(key);
+                self.settle_cursors();
+            }
+            Action::Signal => self.open_signal_dialog(),
+            Action::SortNext => self.step_sort(1),
+            Action::SortPrev => self.step_sort(-1),
+            Action::Reverse => self.reverse_sort(),
+            Action::Freeze => match self.replay.as_mut() {
+                // A replay pauses instead: nothing new arrives while paused.
+                Some(replay) => replay.toggle_play(self.now_ms),
+                None => self.toggle_freeze(),
+            },
+            Action::IntervalLonger => self.set_interval(longer_interval(self.interval), commands),
+            Action::IntervalShorter => self.set_interval(shorter_interval(self.interval), commands),
+            Action::NextPane => self.next_pane(1, true),
+            Action::PrevPane => self.next_pane(-1, true),
+            Action::Right => self.next_pane(1, false),
+            Action::Left => self.next_pane(-1, false),
+            Action::Tab(i) => self.with_top(|pane, ctx| pane.select_tab(i, ctx)),
+            Action::StepBack
+            | Action::StepForward
+            | Action::Slower
+            | Action::Faster
+            | Action::MinuteBack
+            | Action::MinuteForward
+            | Action::First
+            | Action::Last => self.on_replay_action(action),
+        }
+    }
+
+    /// `F9`/`K`: the signal dialog for the selected process, or why not.
+    fn open_signal_dialog(&mut self) {
+        if self.config.read_only {
+            self.status = Some("read-only (--read-only): no signals are sent".to_string());
+            return;
+        }
+        if self.source != SourceKind::Live {
+            self.status =
+                Some("pids of demo/replay data are not this host's: no signal is sent".to_string());
+            return;
+        }
+        let Some(consumer) = self.page().selected_process() else {
+            self.status = Some("select a process in the consumers table to signal it".to_string());
+            return;
+        };
+        match SignalScreen::for_consumer(consumer) {
+            Some(dialog) => self.open(Box::new(dialog)),
+            None => self.status = refusal(consumer).map(str::to_string),
+        }
+    }
+
+    /// The replay keys; they do nothing on live or simulated data.
+    fn on_replay_action(&mut self, action: Action) {
+        let now = self.now_ms;
+        let Some(replay) = self.replay.as_mut() else {
+            return;
+        };
+        match action {
+            Action::StepBack => replay.step(-1),
+            Action::StepForward => replay.step(1),
+            Action::Slower => replay.change_speed(-1, now),
+            Action::Faster => replay.change_speed(1, now),
+            Action::MinuteBack => replay.seek_by(-60_000, now),
+            Action::MinuteForward => replay.seek_by(60_000, now),
+            Action::First => replay.seek_start(now),
+            Action::Last => replay.seek_end(now),
+            _ => {}
+        }
+    }
+
+    /// `w`: what the top screen has selected, else every header warning
+    /// and alert, whole.
+    fn show_full_text(&mut self) {
+        let ctx = self.ctx();
+        let (title, paragraphs) = self.top().full_text(&ctx).unwrap_or_else(|| {
+            let mut texts: Vec<String> = self
+                .shown_warnings()
+                .into_iter()
+                .map(|w| format!("⚠ {}", w.message))
+                .collect();
+            texts.extend(
+                self.insights
+                    .alerts
+                    .iter()
+                    .map(|a| format!("⚑ {}", a.message)),
+            );
+            ("Warnings and alerts".to_string(), texts)
+        });
+        let paragraphs = if paragraphs.is_empty() {
+            vec!["no warning or alert to show".to_string()]
+        } else {
+            paragraphs
+        };
+        self.open(Box::new(MessageScreen::new(title, paragraphs)));
+    }
+
+    fn set_interval(&mut self, interval: std::time::Duration, commands: &mut Vec<Command>) {
+        if interval != self.interval {
+            self.interval = interval;
+            commands.push(Command::SetInterval(interval));
+        }
+    }
+
+    fn back(&mut self) {
+        if self.screens.pop().is_some() {
+            self.settle_cursors();
+        } else if self.filter.text.is_some() {
+            self.set_filter_text(None);
+        }
+    }
+
+    /// Runs `f` on the top screen with the context beside it, then keeps
+    /// every cursor in view.
+    fn with_top<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Pane, &crate::interactive::screens::Ctx) -> R,
+    ) -> R {
+        let ctx = ctx!(self);
+        let pane: &mut dyn Pane = match self.screens.last_mut() {
+            Some(p) => p.as_mut(),
+            None => &mut self.main,
+        };
+        let out = f(pane, &ctx);
+        self.settle_cursors();
+        out
+    }
+
+    fn page_rows(&self) -> isize {
+        isize::try_from(self.top().page_rows(&self.ctx())).unwrap_or(1)
+    }
+
+    fn move_selection(&mut self, delta: isize) {
+        self.with_top(|pane, ctx| pane.move_selection(delta, ctx));
+    }
+
+    fn enter(&mut self) {
+        if let Some(screen) = self.with_top(|pane, ctx| pane.enter(ctx)) {
+            self.open(screen);
+        }
+    }
+
+    /// Opens the ERROR-QP or alerts pane (`e`, `a`); the same key again, or
+    /// from a screen opened over it, goes back to it.
+    fn toggle_pane(&mut self, pane: Box<dyn Pane>) {
+        let id = pane.id();
+        if self.screens.last().is_some_and(|s| s.id() == id) {
+            self.screens.pop();
+        } else if let Some(i) = self.screens.iter().position(|s| s.id() == id) {
+            self.screens.truncate(i + 1);
+        } else {
+            self.open(pane);
+        }
+        self.settle_cursors();
+    }
+
+    /// `c`: the counters view of the port the top screen points at (or, in
+    /// the footer, why its selection has none); the counters view takes its
+    /// own `c` (it closes).
+    fn open_counters(&mut self) {
+        match self.with_top(|pane, ctx| pane.counters_port(ctx)) {
+            Some(Ok((device, port))) => self.open(Box::new(CountersScreen::new(device, port))),
+            // Why the selected row leads to no port, until the next key.
+            Some(Err(why)) => self.status = Some(why),
+            None => {}
+        }
+    }
+
+    fn step_sort(&mut self, step: isize) {
+        self.with_top(|pane, ctx| pane.step_sort(step, ctx));
+    }
+
+    fn reverse_sort(&mut self) {
+        self.with_top(|pane, ctx| pane.reverse_sort(ctx));
+    }
+
+    fn next_pane(&mut self, step: isize, tab_key: bool) {
+        self.with_top(|pane, ctx| pane.next_pane(step, tab_key, ctx));
+    }
+
+    fn on_mouse(&mut self, mouse: MouseEvent) {
+        let offered = match self.screens.last_mut() {
+            Some(top) => top.on_mouse(mouse.kind),
+            None => Outcome::Pass,
+        };
+        match offered {
+            Outcome::Pass => {}
+            Outcome::Handled | Outcome::CloseAndSort(_) | Outcome::Signal(_) => return,
+            Outcome::Close => return self.back(),
+        }
+        if self.filter_edit.is_some() {
+            return;
+        }
+        let (x, y) = (mouse.column, mouse.row);
+        match mouse.kind {
+            MouseEventKind::ScrollDown => self.with_top(|p, ctx| p.wheel(x, y, WHEEL_ROWS, ctx)),
+            MouseEventKind::ScrollUp => self.with_top(|p, ctx| p.wheel(x, y, -WHEEL_ROWS, ctx)),
+            MouseEventKind::Down(MouseButton::Left) => self.with_top(|p, ctx| p.click(x, y, ctx)),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The full-screen interactive view, in one folder:
+//!
+//! - `terminal/`: the runtime (raw mode, the input thread, signals, job
+//!   control, hang-up) and the event loop that feeds `App::update` and draws;
+//! - `local/`: this host as the view's data source (the collector and
+//!   replayer threads, signals sent to its processes);
+//! - `app/`: the application state and its one update function;
+//! - `screens/`: one module per screen, owning its state, keys and drawing;
+//! - `frame/`: the header and footer around the top screen;
+//! - `rows/`: the rows screens show, read from the snapshot;
+//! - `widgets/`: tables, gauges, sparklines, text fitting and the theme,
+//!   which never import a screen;
+//! - `keys.rs` and `layout.rs`: the keys and the frame's geometry.
+
+pub mod app;
+pub mod frame;
+pub mod keys;
+pub mod layout;
+pub mod local;
+pub mod rows;
+pub mod screens;
+pub mod terminal;
+pub mod widgets;

@@ -1,0 +1,329 @@
+//! The device view (Enter on a device row): the device's ports with their
+//! traffic and health, its limits and the rdma cgroup quotas on it, its
+//! ERROR QPs, and every owner's objects on this device alone. Tab moves
+//! between the ports and the consumers; Enter on a port (or `c`) opens its
+//! counters, Enter on a consumer its drill-down.
+
+pub mod draw;
+
+use crate::interactive::keys::{Command, table};
+use crate::interactive::layout::{TablePane, contains, contains_y};
+use crate::interactive::rows::devices::PortSummary;
+use crate::interactive::screens::device::draw::{
+    draw_error_qps, draw_ports, identity_line, limits_line, quotas_line,
+};
+use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::port_counters::CountersScreen;
+use crate::interactive::screens::table::{click_table, move_table, settle_table, wheel_table};
+use crate::interactive::screens::{CountersPick, Ctx, Pane, page_of};
+use crate::interactive::widgets::paint::{put_spans, title_line};
+use crate::interactive::widgets::table::draw as table_draw;
+use crate::interactive::widgets::table::{Cell, Column, ObjectTable, Row};
+use crate::interactive::widgets::theme::Theme;
+use crate::model::consumers::{SortDirection, consumers};
+use crate::model::filter::Filter;
+use crate::model::history::ErrorQpInsight;
+use crate::model::{Device, ResourceType, Snapshot};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use std::any::Any;
+
+/// The QP column, sorted on by default.
+const QP_COLUMN: usize = 2;
+
+/// Which part the movement keys act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceFocus {
+    Ports,
+    Consumers,
+}
+
+/// Where each part of the view goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLayout {
+    pub identity: Rect,
+    pub ports: Rect,
+    pub limits: Rect,
+    pub quotas: Rect,
+    pub errors_title: Rect,
+    pub errors: Rect,
+    pub table: TablePane,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceScreen {
+    pub name: String,
+    pub ports: Vec<PortSummary>,
+    pub port_cursor: usize,
+    pub focus: DeviceFocus,
+    /// Every owner holding objects on this device, with its counts here.
+    pub table: ObjectTable,
+    /// The device's QPs in ERR/SQE.
+    pub error_qps: usize,
+}
+
+impl DeviceScreen {
+    pub fn new(name: String) -> DeviceScreen {
+        let columns = vec![
+            Column::right("PID", 7),
+            Column::left("NAME", 18),
+            Column::right("QP", 6),
+            Column::right("CQ", 6),
+            Column::right("MR", 6),
+            Column::right("MR-BYTES", 9),
+            Column::right("PD", 6),
+            Column::right("ERR", 4),
+        ];
+        DeviceScreen {
+            name,
+            ports: Vec::new(),
+            port_cursor: 0,
+            focus: DeviceFocus::Consumers,
+            table: ObjectTable::new(columns, QP_COLUMN, SortDirection::Descending),
+            error_qps: 0,
+        }
+    }
+
+    /// Lines for each part: ports as many as there are (up to 4), the
+    /// ERROR QPs a few when there is room; the table takes the rest.
+    pub fn layout(&self, body: Rect) -> DeviceLayout {
+        let mut y = body.y;
+        let bottom = body.y + body.height;
+        let mut take = |h: u16| {
+            let h = h.min(bottom - y);
+            let r = Rect::new(body.x, y, body.width, h);
+            y += h;
+            r
+        };
+        let ports = u16::try_from(self.ports.len().clamp(1, 4)).unwrap_or(4);
+        let identity = take(1);
+        let ports = take(ports);
+        let limits = take(1);
+        let quotas = take(u16::from(body.height >= 16));
+        let error_rows = match body.height {
+            h if self.error_qps == 0 || h < 16 => 0,
+            h if h < 30 => 2,
+            _ => 5,
+        };
+        let errors_title = take(u16::from(self.error_qps > 0 && body.height >= 12));
+        let errors = take(error_rows.min(u16::try_from(self.error_qps).unwrap_or(5)));
+        let table = TablePane::new(take(u16::MAX));
+        DeviceLayout {
+            identity,
+            ports,
+            limits,
+            quotas,
+            errors_title,
+            errors,
+            table,
+        }
+    }
+
+    fn device<'a>(&self, snapshot: Option<&'a Snapshot>) -> Option<&'a Device> {
+        snapshot?.devices.iter().find(|d| d.name == self.name)
+    }
+
+    fn errors<'a>(&self, ctx: &Ctx<'a>) -> Vec<&'a ErrorQpInsight> {
+        ctx.insights
+            .error_qps
+            .iter()
+            .filter(|e| e.qp.device == self.name)
+            .collect()
+    }
+
+    fn selected_port(&self) -> Option<&PortSummary> {
+        self.ports.get(self.port_cursor)
+    }
+}
+
+impl Pane for DeviceScreen {
+    fn id(&self) -> &'static str {
+        "device"
+    }
+
+    fn refresh(&mut self, ctx: &Ctx) {
+        let Some(snapshot) = ctx.snapshot else {
+            return;
+        };
+        let alerts = ctx.history.counters().alerts();
+        self.ports = self
+            .device(Some(snapshot))
+            .map(|d| {
+                d.ports
+                    .iter()
+                    .map(|p| PortSummary::new(p, &d.name, &alerts))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.port_cursor = self.port_cursor.min(self.ports.len().saturating_sub(1));
+        // Counts on this device only, whatever device the filters name.
+        let here = Filter {
+            device: Some(self.name.clone()),
+            ..ctx.filter.clone()
+        };
+        let rows = consumers(snapshot, &here)
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let n = |t: ResourceType| Cell::Num(Some(c.counts.get(t)));
+                Row {
+                    id: (0, u64::try_from(i).unwrap_or(u64::MAX)),
+                    cells: vec![
+                        Cell::Num(c.pid().map(u64::from)),
+                        Cell::Text(c.name.clone()),
+                        n(ResourceType::Qp),
+                        n(ResourceType::Cq),
+                        n(ResourceType::Mr),
+                        Cell::Bytes(c.mr_bytes),
+                        n(ResourceType::Pd),
+                        Cell::Num(Some(c.error_qps())),
+                    ],
+                    alert: c.error_qps() > 0,
+                    owner: Some(c.owner),
+                }
+            })
+            .collect();
+        self.table.set_rows(rows);
+        self.error_qps = self.errors(ctx).len();
+    }
+
+    fn settle(&mut self, ctx: &Ctx) {
+        let pane = self.layout(ctx.body).table;
+        settle_table(&mut self.table, &pane);
+    }
+
+    fn page_rows(&self, ctx: &Ctx) -> u16 {
+        page_of(self.layout(ctx.body).table.rows.height)
+    }
+
+    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
+        match self.focus {
+            DeviceFocus::Ports => {
+                let last = self.ports.len().saturating_sub(1);
+                self.port_cursor = self.port_cursor.saturating_add_signed(delta).min(last);
+            }
+            DeviceFocus::Consumers => move_table(&mut self.table, delta),
+        }
+    }
+
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+        if self.focus == DeviceFocus::Ports {
+            let (device, port) = self.counters_port(ctx)?.ok()?;
+            return Some(Box::new(CountersScreen::new(device, port)));
+        }
+        let owner = self.table.selected()?.owner.clone()?;
+        Some(Box::new(DrillView::new(owner, ctx.filter)))
+    }
+
+    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
+        let port = self.selected_port().or(self.ports.first())?;
+        Some(Ok((self.name.clone(), port.index)))
+    }
+
+    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
+        self.table.next_sort_column(step);
+    }
+
+    fn reverse_sort(&mut self, _ctx: &Ctx) {
+        self.table.reverse();
+    }
+
+    fn next_pane(&mut self, _step: isize, tab_key: bool, _ctx: &Ctx) {
+        if tab_key {
+            self.focus = match self.focus {
+                DeviceFocus::Ports => DeviceFocus::Consumers,
+                DeviceFocus::Consumers => DeviceFocus::Ports,
+            };
+        }
+    }
+
+    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
+        let pane = self.layout(ctx.body).table;
+        wheel_table(&mut self.table, &pane, delta);
+    }
+
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
+        if !contains(ctx.body, x, y) {
+            return;
+        }
+        let layout = self.layout(ctx.body);
+        if contains_y(layout.ports, y) {
+            let i = usize::from(y - layout.ports.y);
+            if i < self.ports.len() {
+                self.focus = DeviceFocus::Ports;
+                self.port_cursor = i;
+            }
+        } else if contains(layout.table.area(), x, y) {
+            self.focus = DeviceFocus::Consumers;
+            click_table(&mut self.table, &layout.table, x, y);
+        }
+    }
+
+    fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
+        let layout = self.layout(ctx.body);
+        let buf = frame.buffer_mut();
+        let Some(device) = self.device(ctx.snapshot) else {
+            let gone = Span::styled(
+                format!("{}: not in this snapshot (Esc goes back)", self.name),
+                theme.dim(),
+            );
+            put_spans(buf, layout.identity, &[gone]);
+            return;
+        };
+        put_spans(buf, layout.identity, &identity_line(device, theme));
+        let selected = (self.focus == DeviceFocus::Ports).then_some(self.port_cursor);
+        draw_ports(buf, layout.ports, &self.ports, selected, theme);
+        put_spans(buf, layout.limits, &limits_line(device, ctx, theme));
+        if let Some(snapshot) = ctx.snapshot {
+            put_spans(
+                buf,
+                layout.quotas,
+                &quotas_line(snapshot, &self.name, ctx, theme),
+            );
+        }
+        if layout.errors_title.height > 0 {
+            let errors = self.errors(ctx);
+            draw_error_qps(buf, layout.errors_title, layout.errors, &errors, theme);
+        }
+        let pane = layout.table;
+        let errors = if self.error_qps > 0 {
+            Span::styled(
+                format!("  {} ERROR QPs here (e lists them)", self.error_qps),
+                theme.alert(),
+            )
+        } else {
+            Span::styled("  no ERROR QP here", theme.dim())
+        };
+        let title_style = if self.focus == DeviceFocus::Consumers {
+            theme.title()
+        } else {
+            theme.bold()
+        };
+        title_line(
+            buf,
+            pane.title,
+            Span::styled(
+                format!("Consumers on {} ({})", self.name, self.table.rows.len()),
+                title_style,
+            ),
+            &[errors],
+            theme.dim(),
+        );
+        table_draw::draw(buf, &pane, &self.table, "no objects on this device", theme);
+    }
+
+    fn hints(&self) -> &'static [&'static Command] {
+        &[
+            &table::BACK,
+            &table::OPEN,
+            &table::PORTS_OR_CONSUMERS,
+            &table::COUNTERS,
+            &table::SORT_NEXT,
+        ]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,145 @@
+//! The ERROR-QP pane (`e`): every QP in ERR/SQE the filters admit, oldest
+//! first; Enter opens the owner's drill-down on that QP.
+
+use crate::interactive::keys::{Command, table};
+use crate::interactive::layout::errors_layout;
+use crate::interactive::rows::object_rows::{
+    error_age_column, error_columns, error_row, error_row_id,
+};
+use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::port_counters::first_port_of;
+use crate::interactive::screens::table::TableScreen;
+use crate::interactive::screens::{CountersPick, Ctx, Pane};
+use crate::interactive::widgets::paint::title_line;
+use crate::interactive::widgets::table::draw as table_draw;
+use crate::interactive::widgets::table::{Cell, ObjectTable};
+use crate::interactive::widgets::theme::Theme;
+use crate::model::consumers::SortDirection;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorQpScreen {
+    pub table: ObjectTable,
+}
+
+impl Default for ErrorQpScreen {
+    fn default() -> Self {
+        ErrorQpScreen {
+            table: ObjectTable::new(
+                error_columns(),
+                error_age_column(),
+                SortDirection::Descending,
+            ),
+        }
+    }
+}
+
+impl ErrorQpScreen {
+    /// Rows past the alert threshold.
+    fn lingering(&self) -> usize {
+        self.table
+            .rows
+            .iter()
+            .filter(|r| {
+                r.cells.iter().any(|c| {
+                    matches!(
+                        c,
+                        Cell::Age {
+                            lingering: true,
+                            ..
+                        }
+                    )
+                })
+            })
+            .count()
+    }
+}
+
+impl TableScreen for ErrorQpScreen {
+    const ID: &'static str = "error_qps";
+
+    fn table(&self) -> &ObjectTable {
+        &self.table
+    }
+
+    fn table_mut(&mut self) -> &mut ObjectTable {
+        &mut self.table
+    }
+
+    fn refresh(&mut self, ctx: &Ctx) {
+        let rows = ctx.insights.error_qps.iter().map(error_row).collect();
+        self.table.set_rows(rows);
+    }
+
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+        let row = self.table.selected()?;
+        let owner = row.owner.clone()?;
+        // Land on the broken QP itself.
+        Some(Box::new(
+            DrillView::new(owner, ctx.filter).selecting(row.id),
+        ))
+    }
+
+    /// `c`: the counters of the selected QP's port (the device's first port
+    /// when the kernel gave the QP none).
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        let Some(row) = self.table.selected() else {
+            return Some(Err("no counters: no QP is selected".to_string()));
+        };
+        let found = ctx
+            .insights
+            .error_qps
+            .iter()
+            .find(|i| error_row_id(i) == row.id);
+        let Some(insight) = found else {
+            return Some(Err(
+                "no counters: the selected QP is not in the snapshot shown".to_string(),
+            ));
+        };
+        let device = &insight.qp.device;
+        Some(match insight.qp.qp.port {
+            Some(port) => Ok((device.clone(), port)),
+            None => first_port_of(ctx, device),
+        })
+    }
+
+    fn hints(&self) -> &'static [&'static Command] {
+        &[
+            &table::BACK,
+            &table::OPEN_OWNER,
+            &table::COUNTERS,
+            &table::SORT_NEXT,
+            &table::REVERSE,
+        ]
+    }
+
+    fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
+        let pane = errors_layout(ctx.body);
+        let buf = frame.buffer_mut();
+        let n = self.table.rows.len();
+        let style = if n > 0 { theme.alert() } else { theme.title() };
+        let hint = Span::styled("  Enter: the owner's objects  Esc: back", theme.dim());
+        let lingering = self.lingering();
+        let scope = ctx.filter.scope_label();
+        let count = if lingering > 0 {
+            format!("QPs in ERR/SQE ({n}, {lingering} lingering) {scope}")
+        } else {
+            format!("QPs in ERR/SQE ({n}) {scope}")
+        };
+        title_line(
+            buf,
+            pane.title,
+            Span::styled(count, style),
+            &[hint],
+            theme.dim(),
+        );
+        let empty = if ctx.snapshot.is_some() {
+            "no QP in ERR or SQE state"
+        } else {
+            "collecting…"
+        };
+        table_draw::draw(buf, &pane, &self.table, empty, theme);
+    }
+}

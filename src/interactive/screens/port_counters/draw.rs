@@ -1,0 +1,341 @@
+//! The counters view of one port: the port and its traffic on top, then
+//! one row per counter (name, value, rate, sparkline, meaning). Figures come
+//! from `app::counters_view`; this lays them out and marks moved counters.
+
+use crate::interactive::app::Ctx;
+use crate::interactive::rows::devices::{PortSummary, Traffic};
+use crate::interactive::rows::port_counters::{
+    CounterRow, CounterSort, Mark, Origin, find_port, sparkline_values,
+};
+use crate::interactive::screens::port_counters::CountersScreen;
+use crate::interactive::widgets::cursor::visible_offset;
+use crate::interactive::widgets::format::pad;
+use crate::interactive::widgets::paint::{put, put_header_cell, put_spans, style_area, title_line};
+use crate::interactive::widgets::port_state::port_state;
+use crate::interactive::widgets::rates::{bytes_per_s, packets_per_s, per_s};
+use crate::interactive::widgets::sparkline::sparkline;
+use crate::interactive::widgets::theme::Theme;
+use crate::model::Port;
+use crate::model::counters::Throughput;
+use crate::units::percent;
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Name,
+    Value,
+    Rate,
+    Trend,
+    Meaning,
+}
+
+/// One column of the counters table, x relative to the pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterColumn {
+    pub kind: Kind,
+    pub title: &'static str,
+    pub x: u16,
+    pub width: u16,
+    pub sort: Option<CounterSort>,
+}
+
+const RATE_W: u16 = 9;
+const TREND_W: u16 = 12;
+const MEANING_MIN: u16 = 12;
+
+/// The table's columns at `width`: the sparkline and the meaning go first
+/// on narrow screens; name, value and rate always stay.
+pub fn columns(rows: &[CounterRow], width: u16) -> Vec<CounterColumn> {
+    let widest = rows
+        .iter()
+        .map(|r| r.name.chars().count() + usize::from(r.origin == Origin::Pma) * 4)
+        .max()
+        .unwrap_or(4);
+    let digits = rows
+        .iter()
+        .map(|r| r.value.to_string().len())
+        .max()
+        .unwrap_or(5);
+    // Values stay exact: u64 has at most 20 digits.
+    let value_w = u16::try_from(digits.clamp(5, 20)).unwrap_or(20);
+    let name = u16::try_from(widest.clamp(8, 36)).unwrap_or(36);
+    let name = name.min(width.saturating_sub(value_w + RATE_W + 2).max(8));
+    let mut out = vec![
+        col(Kind::Name, "COUNTER", 0, name, Some(CounterSort::Name)),
+        col(
+            Kind::Value,
+            "VALUE",
+            name + 1,
+            value_w,
+            Some(CounterSort::Value),
+        ),
+        col(
+            Kind::Rate,
+            "RATE",
+            name + value_w + 2,
+            RATE_W,
+            Some(CounterSort::Rate),
+        ),
+    ];
+    let mut x = name + value_w + RATE_W + 3;
+    if width >= x + TREND_W + 1 + MEANING_MIN || (width >= x + TREND_W && width < 80) {
+        out.push(col(Kind::Trend, "TREND", x, TREND_W, None));
+        x += TREND_W + 1;
+    }
+    if width >= x + MEANING_MIN {
+        out.push(col(Kind::Meaning, "MEANING", x, width - x, None));
+    }
+    out
+}
+
+const fn col(
+    kind: Kind,
+    title: &'static str,
+    x: u16,
+    width: u16,
+    sort: Option<CounterSort>,
+) -> CounterColumn {
+    CounterColumn {
+        kind,
+        title,
+        x,
+        width,
+        sort,
+    }
+}
+
+pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme) {
+    let body = ctx.body;
+    let buf = frame.buffer_mut();
+    let line = |i: u16| Rect::new(body.x, body.y + i, body.width, u16::from(i < body.height));
+    let port = ctx
+        .snapshot
+        .and_then(|s| find_port(s, &screen.device, screen.port));
+    let Some(port) = port else {
+        let gone = format!(
+            "{} port {}: not in this snapshot (Esc goes back)",
+            screen.device, screen.port
+        );
+        put_spans(buf, line(0), &[Span::styled(gone, theme.dim())]);
+        return;
+    };
+    let alerts = ctx.history.counters().alerts();
+    let summary = PortSummary::new(port, &screen.device, &alerts);
+    put_spans(buf, line(0), &port_line(&screen.device, port, theme));
+    put_spans(buf, line(1), &traffic_line(&summary, theme));
+
+    let pane = CountersScreen::pane(body);
+    let sorted = match (screen.sort, screen.descending) {
+        (CounterSort::Name, false) => "name",
+        (CounterSort::Name, true) => "name, Z first",
+        (CounterSort::Value, _) => "value",
+        (CounterSort::Rate, _) => "rate",
+    };
+    title_line(
+        buf,
+        pane.title,
+        Span::styled(
+            format!(
+                "Counters of {} port {} ({})",
+                screen.device,
+                screen.port,
+                screen.rows.len()
+            ),
+            theme.title(),
+        ),
+        &[Span::styled(format!("  sorted by {sorted}"), theme.dim())],
+        theme.dim(),
+    );
+    let cols = columns(&screen.rows, pane.header.width);
+    for c in &cols {
+        let arrow = match (c.sort == Some(screen.sort), screen.descending) {
+            (true, true) => "▼",
+            (true, false) => "▲",
+            _ => "",
+        };
+        let right = matches!(c.kind, Kind::Value | Kind::Rate);
+        let title = format!("{}{arrow}", c.title);
+        let style = theme.column_header();
+        put_header_cell(buf, &pane, (c.x, c.width), &title, right, style);
+    }
+    if screen.rows.is_empty() {
+        let why = match &summary.traffic {
+            Traffic::Unavailable(why) => format!("no counters for this port: {why}"),
+            _ => "no counters for this port".to_string(),
+        };
+        put(
+            buf,
+            pane.rows.x,
+            pane.rows.y,
+            &why,
+            pane.rows.width,
+            theme.dim(),
+        );
+        return;
+    }
+    let height = usize::from(pane.rows.height);
+    let offset = visible_offset(screen.cursor, screen.rows.len(), height);
+    for (i, row) in screen.rows.iter().enumerate().skip(offset).take(height) {
+        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        draw_row(buf, pane.rows.x, y, row, &cols, theme);
+        if i == screen.cursor.selected {
+            style_area(
+                buf,
+                Rect::new(pane.rows.x, y, pane.rows.width, 1),
+                theme.selected(true),
+            );
+        }
+    }
+}
+
+fn row_style(row: &CounterRow, theme: &Theme) -> Style {
+    match row.mark {
+        Mark::Alerting => theme.alert(),
+        Mark::Moved => theme.warning(),
+        Mark::Reset => theme.dim(),
+        Mark::Plain => theme.plain(),
+    }
+}
+
+fn draw_row(
+    buf: &mut Buffer,
+    x0: u16,
+    y: u16,
+    row: &CounterRow,
+    cols: &[CounterColumn],
+    theme: &Theme,
+) {
+    let style = row_style(row, theme);
+    for c in cols {
+        let w = usize::from(c.width);
+        let (text, style) = match c.kind {
+            Kind::Name => {
+                let name = match row.origin {
+                    Origin::Driver => row.name.clone(),
+                    Origin::Pma => format!("{} pma", row.name),
+                };
+                (pad(&name, w, false), style)
+            }
+            Kind::Value => (pad(&row.value.to_string(), w, true), style),
+            Kind::Rate => {
+                let text = match (row.mark, row.rate) {
+                    (Mark::Reset, _) => "reset".to_string(),
+                    (_, Some(r)) => per_s(r),
+                    (_, None) => "-".to_string(),
+                };
+                let style = if row.rate == Some(0.0) && row.mark == Mark::Plain {
+                    theme.zero()
+                } else {
+                    style
+                };
+                (pad(&text, w, true), style)
+            }
+            Kind::Trend => (sparkline(&sparkline_values(&row.series), w), style),
+            Kind::Meaning => {
+                let m = row.meaning.unwrap_or("");
+                (
+                    pad(m, w, false),
+                    theme.dim().patch(style_fg(style, row.mark)),
+                )
+            }
+        };
+        put(buf, x0 + c.x, y, &text, c.width, style);
+    }
+}
+
+/// The meaning keeps the row's colour on marked rows, dim otherwise.
+fn style_fg(style: Style, mark: Mark) -> Style {
+    if mark == Mark::Plain {
+        Style::default()
+    } else {
+        style
+    }
+}
+
+/// `mlx5_1 port 1  ACTIVE ens1f1np1  200 Gb/sec (4X HDR)  from netlink  2.0 s between reads`.
+fn port_line<'a>(device: &str, port: &Port, theme: &Theme) -> Vec<Span<'a>> {
+    let mut spans = vec![
+        Span::styled(format!("{device} port {}  ", port.index), theme.bold()),
+        port_state(port.state, port.netdev.as_deref(), theme),
+    ];
+    if let Some(c) = &port.counters {
+        if let Some(rate) = &c.link_rate {
+            spans.push(Span::raw(format!("  {rate}")));
+        }
+        if let Some(source) = c.source {
+            spans.push(Span::styled(
+                format!("  from {}", source.name()),
+                theme.dim(),
+            ));
+        }
+        if let Some(r) = c.rates().filter(|r| r.note.is_none()) {
+            spans.push(Span::styled(
+                format!("  {:.1} s between reads", r.interval_s),
+                theme.dim(),
+            ));
+        }
+    }
+    spans
+}
+
+/// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%  moved out_of_sequence ...`,
+/// or why there are no rates.
+pub fn traffic_line<'a>(port: &PortSummary, theme: &Theme) -> Vec<Span<'a>> {
+    let t = match &port.traffic {
+        Traffic::Unavailable(why) => {
+            return vec![Span::styled(format!("no counters: {why}"), theme.dim())];
+        }
+        Traffic::FirstRead => {
+            return vec![Span::styled(
+                "first read: totals only; rates from the next read on",
+                theme.dim(),
+            )];
+        }
+        Traffic::NoRates(why) => return vec![Span::styled(why.clone(), theme.dim())],
+        Traffic::Rates(t) => t,
+    };
+    let mut spans = vec![Span::raw(throughput_text(t))];
+    if port.moved.is_empty() {
+        spans.push(Span::styled(
+            "  no error or congestion counter moved",
+            theme.dim(),
+        ));
+    } else {
+        let style = if port.alerting.is_empty() {
+            theme.warning()
+        } else {
+            theme.alert()
+        };
+        spans.push(Span::styled(
+            format!("  moved: {}", port.moved.join(" ")),
+            style,
+        ));
+    }
+    spans
+}
+
+/// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%`.
+pub fn throughput_text(t: &Throughput) -> String {
+    let dir = |label: &str, bytes: Option<f64>, packets: Option<f64>| {
+        let mut parts = vec![label.to_string()];
+        parts.extend(bytes.map(bytes_per_s));
+        parts.extend(packets.map(packets_per_s));
+        if parts.len() == 1 {
+            parts.push("-".to_string());
+        }
+        parts.join(" ")
+    };
+    let mut text = format!(
+        "{}  {}",
+        dir("TX", t.tx_bytes, t.tx_packets),
+        dir("RX", t.rx_bytes, t.rx_packets)
+    );
+    if let Some(u) = t.utilisation {
+        text.push_str(&format!("  LINK {}", percent(u)));
+    }
+    text
+}

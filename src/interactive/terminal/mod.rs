@@ -1,0 +1,197 @@
+//! The interactive terminal front end: terminal setup and restore, the input
+//! and collector threads, and the event loop that feeds `App::update` and
+//! draws with `frame::draw`.
+
+pub mod hangup;
+pub mod input;
+pub mod job;
+pub mod signals;
+pub(crate) mod test_hooks;
+pub mod tty;
+
+use crate::interactive::app::{App, AppConfig, Command, Event};
+use crate::interactive::frame;
+use crate::interactive::local::{collector, replayer, send_signal};
+use crate::model::SourceKind;
+use crate::record::ReplaySource;
+use crate::source::Source;
+use collector::Control;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+use tty::{TerminalGuard, Tty};
+
+/// How often the clock ticks (header ages, signal checks) when nothing else happens.
+const TICK: Duration = Duration::from_millis(250);
+
+/// True when stdin and stdout are a terminal, which the interactive view needs.
+pub fn has_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+fn now_ms() -> crate::model::UnixMs {
+    crate::model::time::now()
+}
+
+/// Runs the interactive UI on the controlling terminal until the user quits
+/// or a termination signal arrives. The terminal is restored on every path.
+pub fn run(source: Box<dyn Source>, config: AppConfig) -> anyhow::Result<()> {
+    let interval = config.interval;
+    let app = App::new(config, source.kind());
+    run_app(app, move |events, control| {
+        // Never joined: a dump in progress must not delay quitting.
+        collector::spawn(source, interval, events, control).map(drop)
+    })
+}
+
+/// Runs the interactive UI on a recording: the application paces it and
+/// asks the replayer thread for each snapshot.
+pub fn run_replay(replay: ReplaySource, config: AppConfig) -> anyhow::Result<()> {
+    let mut app = App::new(config, SourceKind::Replay);
+    app.start_replay(replay.timeline());
+    run_app(app, move |events, control| {
+        replayer::spawn(replay, events, control).map(drop)
+    })
+}
+
+/// Sets up the terminal and threads around `app`; `feed` starts the thread
+/// that sends it snapshots.
+fn run_app(
+    mut app: App,
+    feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let _signals = signals::install()?;
+    let _job_control = crate::signals::install_job_control()?;
+    let mut guard = TerminalGuard::enter(app.config.mouse)?;
+
+    let (events_tx, events_rx) = mpsc::channel();
+    let (control_tx, control_rx) = mpsc::channel();
+    let stop_input = Arc::new(AtomicBool::new(false));
+    let input = if test_hooks::no_input_thread() {
+        None
+    } else {
+        Some(input::spawn(events_tx.clone(), Arc::clone(&stop_input))?)
+    };
+    feed(events_tx.clone(), control_rx)?;
+    drop(events_tx);
+
+    let hangup = hangup::HangupWatch::new();
+    let result = event_loop(&mut app, guard.terminal(), &events_rx, &control_tx, &hangup);
+    let lost = hangup.terminal_lost();
+    let result = match result {
+        // Whatever failed on a terminal that went away (EIO on a write, or
+        // on setting raw mode after the SIGCONT of the hang-up) was the
+        // hang-up, which ends the view like `q`.
+        Err(_) if lost && !tty::panicked() => Ok(()),
+        other => other,
+    };
+
+    let _ = control_tx.send(Control::Stop);
+    stop_input.store(true, Ordering::SeqCst);
+    if lost {
+        guard.release_lost();
+    } else {
+        drop(guard);
+    }
+    // Never joined: on a terminal that just went away crossterm's reader can
+    // spin inside `event::poll` forever (crossterm issue #793). The process
+    // exits as soon as this returns, which ends the thread wherever it is.
+    drop(input);
+    result
+}
+
+fn event_loop(
+    app: &mut App,
+    terminal: &mut Tty,
+    events: &Receiver<Event>,
+    control: &Sender<Control>,
+    hangup: &hangup::HangupWatch,
+) -> anyhow::Result<()> {
+    let size = terminal.size()?;
+    let mut first = app.update(Event::Resize(size.width, size.height));
+    first.extend(app.update(Event::Tick(now_ms())));
+    if carry_out(app, first, control) {
+        return Ok(());
+    }
+    draw(terminal, app)?;
+    let mut screen = job::Screen::Shown;
+    loop {
+        // A replay's next snapshot may be due before the next tick.
+        let wait = app
+            .replay
+            .as_ref()
+            .and_then(|r| r.wait_ms(now_ms()))
+            .map_or(TICK, |ms| TICK.min(ms.as_duration()));
+        if tty::panicked() {
+            return Err(panic_ended());
+        }
+        let event = if signals::termination_requested() || hangup.terminal_lost() {
+            Event::Quit
+        } else {
+            match events.recv_timeout(wait) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => Event::Tick(now_ms()),
+                Err(RecvTimeoutError::Disconnected) => Event::Quit,
+            }
+        };
+        let mouse = app.config.mouse;
+        let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
+            screen = job::suspend(terminal, mouse)?;
+            Event::Tick(now_ms())
+        } else {
+            // `fg` sends SIGCONT; the foreground check also covers a missed one.
+            let back = screen == job::Screen::Away && job::in_foreground();
+            if crate::signals::take_continued() || back {
+                screen = job::continued(terminal, mouse)?;
+            }
+            event
+        };
+        let ticked = matches!(event, Event::Tick(_));
+        let mut commands = app.update(event);
+        if !ticked {
+            commands.extend(app.update(Event::Tick(now_ms())));
+        }
+        if carry_out(app, commands, control) {
+            return Ok(());
+        }
+        if screen == job::Screen::Shown {
+            draw(terminal, app)?;
+        }
+    }
+}
+
+/// Draws the view; fails once a panic has taken the screen for its message.
+fn draw(terminal: &mut Tty, app: &mut App) -> anyhow::Result<()> {
+    // ratatui diffs against the previous frame: only changed cells are written.
+    match tty::draw_frame(|| terminal.draw(|f| frame::draw(f, app))) {
+        Some(drawn) => drawn.map(drop).map_err(Into::into),
+        None => Err(panic_ended()),
+    }
+}
+
+fn panic_ended() -> anyhow::Error {
+    anyhow::anyhow!("a restop thread panicked (message above): the view was ended")
+}
+
+/// Passes the application's commands on, and the result of any signal sent
+/// back to it as an event; true when it asked to quit.
+fn carry_out(app: &mut App, commands: Vec<Command>, control: &Sender<Control>) -> bool {
+    let mut queue = std::collections::VecDeque::from(commands);
+    while let Some(command) = queue.pop_front() {
+        let message = match command {
+            Command::Quit => return true,
+            Command::SetInterval(d) => Control::SetInterval(d),
+            Command::SetDetails(scope) => Control::SetDetails(scope),
+            Command::ShowRecord(index) => Control::Show(index),
+            Command::Signal(request) => {
+                let outcome = send_signal::send(std::path::Path::new("/proc"), &request);
+                queue.extend(app.update(Event::SignalResult { request, outcome }));
+                continue;
+            }
+        };
+        let _ = control.send(message);
+    }
+    false
+}

@@ -1,0 +1,80 @@
+//! Bounds-checked writes into the frame buffer, so no size ever panics.
+
+use crate::interactive::layout::TablePane;
+use crate::interactive::widgets::format::pad;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// Writes `text` at (`x`, `y`), at most `width` cells, clipped to the buffer.
+pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) -> u16 {
+    let area = buf.area;
+    if y < area.y || y >= area.bottom() || x < area.x || x >= area.right() {
+        return x;
+    }
+    buf.set_stringn(x, y, text, usize::from(width), style).0
+}
+
+/// Writes one column title into a table's header row: padded to the column,
+/// right-aligned for numbers.
+pub fn put_header_cell(
+    buf: &mut Buffer,
+    pane: &TablePane,
+    (x, width): (u16, u16),
+    title: &str,
+    right: bool,
+    style: Style,
+) {
+    let text = pad(title, usize::from(width), right);
+    put(buf, pane.header.x + x, pane.header.y, &text, width, style);
+}
+
+/// Writes `text` on the first line of `area` (an empty list's "nothing here").
+pub fn put_line(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> u16 {
+    put(buf, area.x, area.y, text, area.width, style)
+}
+
+/// Writes styled spans left to right within `area`'s first line.
+pub fn put_spans(buf: &mut Buffer, area: Rect, spans: &[Span<'_>]) {
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let area = area.intersection(buf.area);
+    if area.is_empty() {
+        return;
+    }
+    buf.set_line(area.x, area.y, &Line::from(spans.to_vec()), area.width);
+}
+
+/// Applies `style` to a whole area (row highlight), clipped to the buffer.
+pub fn style_area(buf: &mut Buffer, area: Rect, style: Style) {
+    let area = area.intersection(buf.area);
+    if !area.is_empty() {
+        buf.set_style(area, style);
+    }
+}
+
+/// A pane title line: `─ Title ─────…` with optional extra spans after it.
+pub fn title_line(buf: &mut Buffer, area: Rect, title: Span<'_>, extra: &[Span<'_>], rule: Style) {
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let mut spans = vec![Span::styled("─ ", rule), title];
+    spans.extend(extra.iter().cloned());
+    spans.push(Span::styled(" ", rule));
+    put_spans(buf, area, &spans);
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let used = u16::try_from(used).unwrap_or(u16::MAX);
+    if used < area.width {
+        let rest = usize::from(area.width - used);
+        put(
+            buf,
+            area.x + used,
+            area.y,
+            &"─".repeat(rest),
+            area.width - used,
+            rule,
+        );
+    }
+}
