@@ -2,8 +2,8 @@
 //!
 //! Layers, each depending only on those before it:
 //! `nldev` + `collect` (read the kernel and procfs) → `model` (plain data, pure
-//! aggregation) → `app` (state and updates) → `ui` / `output` / `export`
-//! (render only).
+//! aggregation) → `interactive` (the full-screen view: state and updates,
+//! screens, widgets) / `output` / `export` (render only).
 //! Every producer of snapshots implements [`source::Source`]; `record` writes
 //! them to a file and replays them, `batch` prints them at an interval.
 

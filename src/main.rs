@@ -100,11 +100,11 @@ fn run_interactive(settings: &Settings) -> Result<u8> {
     let config = restop::interactive::app::AppConfig::new(settings);
     if let Origin::Replay(path) = &settings.source.origin {
         let replay = restop::record::ReplaySource::open(path)?;
-        return restop::interactive::terminal::run_replay(replay, config).map(|()| EXIT_OK);
+        return restop::interactive::local::run_replay(replay, config).map(|()| EXIT_OK);
     }
     // Write failures show as warnings in the view: stderr is the screen.
     let source = session::with_recording(session::open_source(settings)?, settings, tell, false)?;
-    restop::interactive::terminal::run(source, config).map(|()| EXIT_OK)
+    restop::interactive::local::run(source, config).map(|()| EXIT_OK)
 }
 
 /// `--batch`: reports every interval until `-n`, the end of a replay, a

@@ -14,7 +14,7 @@
 
 pub mod app;
 pub mod frame;
-pub mod keys;
+pub(crate) mod keys;
 pub mod layout;
 pub mod local;
 pub mod rows;

@@ -1,11 +1,11 @@
 //! Application state and its one update function. No terminal, no I/O:
 //! everything here is driven by `Event`s and tested without a screen.
 
-pub mod config;
-pub mod event;
-pub mod replay;
-pub mod state;
-pub mod update;
+pub(crate) mod config;
+pub(crate) mod event;
+pub(crate) mod replay;
+pub(crate) mod state;
+pub(crate) mod update;
 
 pub use crate::interactive::screens::drill;
 pub use crate::interactive::screens::main::Focus;

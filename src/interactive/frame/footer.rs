@@ -6,9 +6,9 @@
 use crate::interactive::app::App;
 use crate::interactive::keys::{Command, footer_hints, sort_key_char, table};
 use crate::interactive::rows::consumer_columns::consumer_columns;
-use crate::interactive::screens::main::draw_consumers::sort_marker;
 use crate::interactive::widgets::fit::{Part, fit_parts};
 use crate::interactive::widgets::paint::put_spans;
+use crate::interactive::widgets::table::draw::sort_marker;
 use crate::interactive::widgets::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

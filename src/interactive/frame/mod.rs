@@ -1,8 +1,8 @@
 //! Rendering: functions of the application state and the frame area. No
 //! I/O, no aggregation, no state changes.
 
-pub mod footer;
-pub mod header;
+pub(crate) mod footer;
+pub(crate) mod header;
 
 use crate::interactive::app::App;
 use crate::interactive::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, too_small};

@@ -1,24 +1,10 @@
-//! The key table written for the documentation: the README's key list
-//! (markdown, between two markers the test below finds) and the man page's
-//! KEYS section (roff). Both are read from `table::COMMANDS`, so they name
-//! the keys the help box names; a test keeps README.md in step.
+//! The key table written for the documentation: the man page's KEYS
+//! section (roff) and the README's key list (markdown, between two markers;
+//! the test below writes the list the table makes and compares README.md
+//! with it, so its failure shows the list to paste). Both are read from
+//! `table::COMMANDS`, so they name the keys the help box names.
 
 use super::table::COMMANDS;
-
-/// The line before the README's key list.
-pub const README_START: &str =
-    "<!-- keys: generated from src/interactive/keys/table.rs (keys::docs::markdown_list) -->";
-/// The line after it.
-pub const README_END: &str = "<!-- /keys -->";
-
-/// Every documented row as a markdown table: keys, what they do.
-pub fn markdown_list() -> String {
-    let mut out = String::from("| keys | what they do |\n|---|---|\n");
-    for (label, help) in super::help_rows() {
-        out.push_str(&format!("| `{label}` | {help} |\n"));
-    }
-    out
-}
 
 /// The KEYS section of restop(1).
 pub fn roff_section() -> String {
@@ -44,6 +30,21 @@ fn roff(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The line before the README's key list.
+    pub const README_START: &str =
+        "<!-- keys: generated from src/interactive/keys/table.rs (keys::docs::markdown_list) -->";
+    /// The line after it.
+    pub const README_END: &str = "<!-- /keys -->";
+
+    /// Every documented row as a markdown table: keys, what they do.
+    pub fn markdown_list() -> String {
+        let mut out = String::from("| keys | what they do |\n|---|---|\n");
+        for (label, help) in crate::interactive::keys::help_rows() {
+            out.push_str(&format!("| `{label}` | {help} |\n"));
+        }
+        out
+    }
+
     /// The README's key list is the table's: regenerate it with
     /// `keys::docs::markdown_list` when a key changes.
     #[test]
@@ -63,7 +64,7 @@ mod tests {
     fn the_man_page_section_names_every_documented_row() {
         let section = roff_section();
         assert!(section.starts_with(".SH KEYS\n"));
-        for (label, help) in super::super::help_rows() {
+        for (label, help) in crate::interactive::keys::help_rows() {
             assert!(section.contains(&roff(label)), "{label}");
             assert!(section.contains(&roff(help)), "{help}");
         }

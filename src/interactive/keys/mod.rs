@@ -6,8 +6,8 @@
 //! Nothing here knows where the data comes from: a screen of another data
 //! source offers the same rows, or rows of its own, from the same types.
 
-pub mod docs;
-pub mod table;
+pub(crate) mod docs;
+pub(crate) mod table;
 
 use crate::model::consumers::SortKey;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -181,11 +181,6 @@ pub fn resolve(key: KeyEvent) -> Option<(&'static Command, Action)> {
     find(false)
 }
 
-/// The action for a key in normal (not text-editing) mode.
-pub fn action_for(key: KeyEvent) -> Option<Action> {
-    resolve(key).map(|(_, action)| action)
-}
-
 /// The direct sort key of `key`, if it has one (`P`, `Q`, `M`, ...).
 pub fn sort_key_char(key: SortKey) -> Option<char> {
     table::SORT_BY
@@ -217,6 +212,11 @@ pub fn footer_hints(commands: &[&'static Command]) -> Vec<Hint> {
 mod tests {
     use super::*;
     use crate::model::ResourceType;
+
+    /// The action for a key in normal (not text-editing) mode.
+    fn action_for(key: KeyEvent) -> Option<Action> {
+        resolve(key).map(|(_, action)| action)
+    }
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)

@@ -3,8 +3,8 @@
 //! trends, the object tables' rows and their ages.
 
 pub mod consumer_columns;
-pub mod devices;
-pub mod object_ages;
-pub mod object_rows;
-pub mod owner_trends;
-pub mod port_counters;
+pub(crate) mod devices;
+pub(crate) mod object_ages;
+pub(crate) mod object_rows;
+pub(crate) mod owner_trends;
+pub(crate) mod port_counters;

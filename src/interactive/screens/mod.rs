@@ -12,13 +12,13 @@ pub mod device;
 pub mod drill;
 pub mod error_qps;
 pub mod group;
-pub mod help;
-pub mod main;
+pub(crate) mod help;
+pub(crate) mod main;
 pub mod message;
 pub mod port_counters;
 pub mod signal;
 pub mod sort_menu;
-pub mod table;
+pub(crate) mod table;
 
 use crate::interactive::app::config::AppConfig;
 use crate::interactive::keys::{Action, Command};

@@ -1,21 +1,20 @@
-//! The interactive terminal front end: terminal setup and restore, the input
-//! and collector threads, and the event loop that feeds `App::update` and
-//! draws with `frame::draw`.
+//! The interactive terminal runtime: terminal setup and restore, the input
+//! thread, signals and job control, and the event loop that feeds
+//! `App::update` and draws with `frame::draw`. What feeds the app its
+//! snapshots is passed in (`run_app`'s `feed`): `local/` starts this host's
+//! collector or a recording's replayer.
 
-pub mod hangup;
-pub mod input;
-pub mod job;
-pub mod signals;
+pub(crate) mod hangup;
+pub(crate) mod input;
+pub(crate) mod job;
+pub(crate) mod signals;
 pub(crate) mod test_hooks;
-pub mod tty;
+pub(crate) mod tty;
 
-use crate::interactive::app::{App, AppConfig, Command, Event};
+use crate::interactive::app::{App, Command, Event};
 use crate::interactive::frame;
-use crate::interactive::local::{collector, replayer, send_signal};
-use crate::model::SourceKind;
-use crate::record::ReplaySource;
-use crate::source::Source;
-use collector::Control;
+use crate::interactive::local::collector::Control;
+use crate::interactive::local::send_signal;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -35,30 +34,9 @@ fn now_ms() -> crate::model::UnixMs {
     crate::model::time::now()
 }
 
-/// Runs the interactive UI on the controlling terminal until the user quits
-/// or a termination signal arrives. The terminal is restored on every path.
-pub fn run(source: Box<dyn Source>, config: AppConfig) -> anyhow::Result<()> {
-    let interval = config.interval;
-    let app = App::new(config, source.kind());
-    run_app(app, move |events, control| {
-        // Never joined: a dump in progress must not delay quitting.
-        collector::spawn(source, interval, events, control).map(drop)
-    })
-}
-
-/// Runs the interactive UI on a recording: the application paces it and
-/// asks the replayer thread for each snapshot.
-pub fn run_replay(replay: ReplaySource, config: AppConfig) -> anyhow::Result<()> {
-    let mut app = App::new(config, SourceKind::Replay);
-    app.start_replay(replay.timeline());
-    run_app(app, move |events, control| {
-        replayer::spawn(replay, events, control).map(drop)
-    })
-}
-
 /// Sets up the terminal and threads around `app`; `feed` starts the thread
 /// that sends it snapshots.
-fn run_app(
+pub(crate) fn run_app(
     mut app: App,
     feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {

@@ -2,20 +2,22 @@
 //! `used` when it is not. All gauges of one column share one plan (bar width,
 //! text width) so bars and percentages line up from device to device.
 
-use crate::interactive::app::Thresholds;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::sparkline::sparkline;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::UsageEntry;
+use crate::model::limits::Thresholds;
 use crate::units::{count, percent};
 use ratatui::text::Span;
 
 const PARTIAL: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 
 /// Narrowest bar worth drawing.
+#[cfg(test)]
 const MIN_BAR: usize = 2;
 
 /// Narrowest sparkline that leaves room to `used/max` next to it.
+#[cfg(test)]
 const MIN_SPARKLINE: usize = 6;
 
 /// A bar `width` cells wide filled to `ratio` (clamped to 0..=1), in eighths:
@@ -64,18 +66,18 @@ pub struct GaugePlan {
     pub text: usize,
 }
 
-/// Chooses the richest layout in which every entry of the column fits `width`.
-pub fn plan(entries: &[Option<&UsageEntry>], width: usize) -> GaugePlan {
+/// Chooses the richest layout in which every entry of the column fits
+/// `width`. The devices grid plans its gauges itself (`devices_grid.rs`);
+/// this one is kept for the tests of `gauge` below.
+#[cfg(test)]
+fn plan(entries: &[Option<&UsageEntry>], width: usize) -> GaugePlan {
     plan_for(entries, width, false)
 }
 
 /// The same; with `bar_without_limit`, columns without any limit get room for
 /// a bar too (where sparklines take the bars' place).
-pub fn plan_for(
-    entries: &[Option<&UsageEntry>],
-    width: usize,
-    bar_without_limit: bool,
-) -> GaugePlan {
+#[cfg(test)]
+fn plan_for(entries: &[Option<&UsageEntry>], width: usize, bar_without_limit: bool) -> GaugePlan {
     let widest = |full: bool| {
         entries
             .iter()

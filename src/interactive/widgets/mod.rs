@@ -1,16 +1,17 @@
 //! The drawing blocks every screen composes: the object table (its state in
 //! `table/`, its drawing in `table/draw.rs`), cursors, gauges, sparklines,
-//! text fitting, counter rates, modal boxes, port states and the theme.
+//! text fitting, counter rates, modal boxes, port states, a port's traffic line, sort markers and the theme.
 //! Widgets never import a screen.
 
-pub mod cursor;
-pub mod fit;
-pub mod format;
-pub mod gauge;
-pub mod modal;
-pub mod paint;
-pub mod port_state;
-pub mod rates;
-pub mod sparkline;
+pub(crate) mod cursor;
+pub(crate) mod fit;
+pub(crate) mod format;
+pub(crate) mod gauge;
+pub(crate) mod modal;
+pub(crate) mod paint;
+pub(crate) mod port_state;
+pub(crate) mod rates;
+pub(crate) mod sparkline;
 pub mod table;
 pub mod theme;
+pub(crate) mod traffic;

@@ -4,7 +4,7 @@
 //! between the ports and the consumers; Enter on a port (or `c`) opens its
 //! counters, Enter on a consumer its drill-down.
 
-pub mod draw;
+pub(crate) mod draw;
 
 use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::{TablePane, contains, contains_y};

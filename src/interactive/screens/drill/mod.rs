@@ -1,6 +1,6 @@
 //! The drill-down into one owner (Enter): its objects by type, a tab each.
 
-pub mod bound_counters;
+pub(crate) mod bound_counters;
 pub mod draw;
 
 use crate::interactive::keys::{Command, table};

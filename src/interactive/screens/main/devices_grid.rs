@@ -76,6 +76,7 @@ pub struct Grid {
     pub port_full: bool,
 }
 
+#[cfg(test)]
 impl Grid {
     pub fn has(&self, column: Column) -> bool {
         self.columns.iter().any(|p| p.column == column)

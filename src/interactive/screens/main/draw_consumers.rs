@@ -8,8 +8,8 @@ use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_line, style_area, title_line};
 use crate::interactive::widgets::sparkline::{age_text, signed, signed_bytes, sparkline};
+use crate::interactive::widgets::table::draw::sort_marker;
 use crate::interactive::widgets::theme::Theme;
-use crate::model::consumers::SortDirection;
 use crate::model::consumers_growth::{GrowthMark, growth};
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow};
@@ -17,13 +17,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
-
-pub fn sort_marker(direction: SortDirection) -> &'static str {
-    match direction {
-        SortDirection::Ascending => "▲",
-        SortDirection::Descending => "▼",
-    }
-}
 
 pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
     let buf = frame.buffer_mut();

@@ -2,9 +2,9 @@
 //! the focus between them; Enter opens a consumer's drill-down, a group's
 //! processes or a device's view. `o` groups the consumers by container or pod.
 
-pub mod devices_grid;
-pub mod draw_consumers;
-pub mod draw_devices;
+pub(crate) mod devices_grid;
+pub(crate) mod draw_consumers;
+pub(crate) mod draw_devices;
 
 use crate::interactive::app::config::default_direction;
 use crate::interactive::keys::{Command, table};

@@ -12,12 +12,11 @@ use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
-use crate::interactive::widgets::rates::{bytes_per_s, packets_per_s, per_s};
+use crate::interactive::widgets::rates::per_s;
 use crate::interactive::widgets::sparkline::sparkline;
 use crate::interactive::widgets::theme::Theme;
+use crate::interactive::widgets::traffic::traffic_line;
 use crate::model::Port;
-use crate::model::counters::Throughput;
-use crate::units::percent;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -280,62 +279,4 @@ fn port_line<'a>(device: &str, port: &Port, theme: &Theme) -> Vec<Span<'a>> {
         }
     }
     spans
-}
-
-/// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%  moved out_of_sequence ...`,
-/// or why there are no rates.
-pub fn traffic_line<'a>(port: &PortSummary, theme: &Theme) -> Vec<Span<'a>> {
-    let t = match &port.traffic {
-        Traffic::Unavailable(why) => {
-            return vec![Span::styled(format!("no counters: {why}"), theme.dim())];
-        }
-        Traffic::FirstRead => {
-            return vec![Span::styled(
-                "first read: totals only; rates from the next read on",
-                theme.dim(),
-            )];
-        }
-        Traffic::NoRates(why) => return vec![Span::styled(why.clone(), theme.dim())],
-        Traffic::Rates(t) => t,
-    };
-    let mut spans = vec![Span::raw(throughput_text(t))];
-    if port.moved.is_empty() {
-        spans.push(Span::styled(
-            "  no error or congestion counter moved",
-            theme.dim(),
-        ));
-    } else {
-        let style = if port.alerting.is_empty() {
-            theme.warning()
-        } else {
-            theme.alert()
-        };
-        spans.push(Span::styled(
-            format!("  moved: {}", port.moved.join(" ")),
-            style,
-        ));
-    }
-    spans
-}
-
-/// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%`.
-pub fn throughput_text(t: &Throughput) -> String {
-    let dir = |label: &str, bytes: Option<f64>, packets: Option<f64>| {
-        let mut parts = vec![label.to_string()];
-        parts.extend(bytes.map(bytes_per_s));
-        parts.extend(packets.map(packets_per_s));
-        if parts.len() == 1 {
-            parts.push("-".to_string());
-        }
-        parts.join(" ")
-    };
-    let mut text = format!(
-        "{}  {}",
-        dir("TX", t.tx_bytes, t.tx_packets),
-        dir("RX", t.rx_bytes, t.rx_packets)
-    );
-    if let Some(u) = t.utilisation {
-        text.push_str(&format!("  LINK {}", percent(u)));
-    }
-    text
 }

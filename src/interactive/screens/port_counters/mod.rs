@@ -2,7 +2,7 @@
 //! view): every counter with its value, rate, sparkline and meaning,
 //! sortable by name, value or rate; moved error counters marked.
 
-pub mod draw;
+pub(crate) mod draw;
 
 use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{TablePane, contains, contains_y};

@@ -1,7 +1,6 @@
 //! Draws a generic object table (drill-down tabs, ERROR-QP pane).
 
 use crate::interactive::layout::TablePane;
-use crate::interactive::screens::main::draw_consumers::sort_marker;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::fit::cut_at_word;
 use crate::interactive::widgets::format::pad;
@@ -9,6 +8,7 @@ use crate::interactive::widgets::paint::{put, put_header_cell, put_line, style_a
 use crate::interactive::widgets::sparkline::age_text;
 use crate::interactive::widgets::table::{Align, Cell, ObjectTable, table_columns};
 use crate::interactive::widgets::theme::Theme;
+use crate::model::consumers::SortDirection;
 use crate::units::bytes;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -41,6 +41,14 @@ fn cell_text(cell: &Cell, theme: &Theme) -> (String, Style) {
 
 /// Header and rows of `table` in `pane` (the title line is the caller's).
 /// `empty` is shown when there are no rows.
+/// The mark after the header of the column the rows are sorted by.
+pub fn sort_marker(direction: SortDirection) -> &'static str {
+    match direction {
+        SortDirection::Ascending => "▲",
+        SortDirection::Descending => "▼",
+    }
+}
+
 pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str, theme: &Theme) {
     let placed = table_columns(table, pane.header.width);
     if pane.header.height > 0 {

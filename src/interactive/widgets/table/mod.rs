@@ -2,7 +2,7 @@
 //! Rows hold typed cells so sorting is numeric where it should be; the
 //! renderer decides how each cell is written.
 
-pub mod draw;
+pub(crate) mod draw;
 
 use crate::interactive::layout::fit_columns;
 use crate::interactive::widgets::cursor::Cursor;
