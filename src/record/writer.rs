@@ -21,8 +21,10 @@ use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What opening the file found.
@@ -39,6 +41,10 @@ pub enum Opening {
 }
 
 pub struct RecordWriter {
+    /// Registered first so that it goes first: the hook uses the file's descriptor.
+    _exit_hook: crate::signals::ExitHook,
+    /// Held while a frame is written; `true` once a forced exit closed the file.
+    closed: Arc<Mutex<bool>>,
     file: Flock<File>,
     path: String,
     /// End of the last frame known to be whole.
@@ -107,7 +113,10 @@ impl RecordWriter {
                 },
             )
         };
+        let closed = Arc::new(Mutex::new(false));
         let mut writer = RecordWriter {
+            _exit_hook: close_on_forced_exit(Arc::clone(&closed), file.as_raw_fd()),
+            closed,
             file,
             path: name,
             end,
@@ -210,6 +219,15 @@ impl RecordWriter {
     }
 
     fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        let closed = Arc::clone(&self.closed);
+        let closed = closed
+            .lock()
+            .map_err(|_| io::Error::other("recording closed"))?;
+        if *closed {
+            return Err(io::Error::other(
+                "the recording was closed: restop is exiting",
+            ));
+        }
         if self.dirty {
             self.file.set_len(self.end)?;
             self.dirty = false;
@@ -227,6 +245,23 @@ impl RecordWriter {
             }
         }
     }
+}
+
+/// On a forced exit (a termination signal while the run is blocked, see
+/// `signals::watchdog`), waits for the frame being written to be whole, syncs
+/// the file and lets no later frame start: the recording ends on a frame
+/// boundary. `fd` stays open as long as the hook is registered.
+fn close_on_forced_exit(
+    closed: Arc<Mutex<bool>>,
+    fd: std::os::fd::RawFd,
+) -> crate::signals::ExitHook {
+    crate::signals::on_forced_exit(move || {
+        if let Ok(mut closed) = closed.lock() {
+            *closed = true;
+            // SAFETY: `fd` is the recording's, open while the hook is registered.
+            let _ = unsafe { nix::libc::fdatasync(fd) };
+        }
+    })
 }
 
 /// A new recording's mode: it holds other users' command lines and names.

@@ -31,6 +31,7 @@ mod export_http;
 mod export_prometheus;
 mod export_signals;
 mod export_textfile;
+mod harden_signals;
 mod kube_join;
 mod kube_owners;
 mod limits_live;
