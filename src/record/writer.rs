@@ -267,13 +267,17 @@ fn close_on_forced_exit(
 /// A new recording's mode: it holds other users' command lines and names.
 pub const RECORDING_MODE: u32 = 0o600;
 
-/// Opens `path` for appending without being led elsewhere: a symlink at the
+/// Opens `path` for appending without being led elsewhere: in a directory
+/// nobody else can swap files in (`shared_dir`); a symlink at the
 /// path is refused (`O_NOFOLLOW`), and so is anything but a regular file with
 /// one name (a hard link planted to another file), or a file that belongs to
 /// another user (one prepared for restop to fill). A new file is created
 /// with `RECORDING_MODE`, whatever the umask.
 fn open_for_recording(path: &Path, name: &str) -> Result<File, RecordError> {
     let opening = |e| RecordError::io(name, "opening for recording", e);
+    // Where others may swap files, the recording could be replaced under its name.
+    crate::shared_dir::check(&crate::shared_dir::directory_of(path), "a recording")
+        .map_err(opening)?;
     let file = OpenOptions::new()
         .read(true)
         .append(true)

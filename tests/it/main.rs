@@ -32,6 +32,7 @@ mod export_prometheus;
 mod export_signals;
 mod export_textfile;
 mod harden_signals;
+mod harden_textfile;
 mod kube_join;
 mod kube_owners;
 mod limits_live;
