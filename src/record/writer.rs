@@ -15,7 +15,7 @@ use super::error::RecordError;
 use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
 use super::payload::PayloadEncoder;
 use super::read_at::ReadAt;
-use super::scan::{SessionInfo, scan};
+use super::scan::{Payloads, SessionInfo, scan_checking};
 use crate::model::{DetailScope, Millis, Snapshot, SourceKind, Warning, WarningKind};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
@@ -75,7 +75,7 @@ impl RecordWriter {
         interval: Duration,
     ) -> Result<RecordWriter, RecordError> {
         let name = path.display().to_string();
-        let file = open_for_recording(path, &name)?;
+        let (file, created) = open_for_recording(path, &name)?;
         let mut file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(locked) => locked,
             Err((_, Errno::EWOULDBLOCK)) => return Err(RecordError::Locked { path: name }),
@@ -86,11 +86,17 @@ impl RecordWriter {
         let size = ReadAt::size(&*file).map_err(|e| RecordError::io(&name, "reading", e))?;
         let (end, opening) = if size == 0 {
             let header = encode_file_header(env!("CARGO_PKG_VERSION"));
-            file.write_all(&header)
-                .map_err(|e| RecordError::io(&name, "writing", e))?;
+            if let Err(e) = file.write_all(&header) {
+                if created {
+                    remove_created(path, &file);
+                }
+                return Err(RecordError::io(&name, "writing", e));
+            }
             (header.len() as u64, Opening::Created)
         } else {
-            let found = scan(&*file, &name)?;
+            // Appending needs frame boundaries only: a frame that does not
+            // decode is skipped by readers, never cut off here.
+            let found = scan_checking(&*file, &name, Payloads::CrcOnly)?;
             // Damage with intact frames after it: never cut back, never appended to.
             if let Some(gap) = found.gaps.first() {
                 return Err(RecordError::DamagedForAppend {
@@ -125,7 +131,12 @@ impl RecordWriter {
             opening,
             written: 0,
         };
-        writer.write_session(source, interval)?;
+        if let Err(e) = writer.write_session(source, interval) {
+            if created {
+                remove_created(path, &writer.file);
+            }
+            return Err(e);
+        }
         Ok(writer)
     }
 
@@ -273,27 +284,34 @@ pub const RECORDING_MODE: u32 = 0o600;
 /// one name (a hard link planted to another file), or a file that belongs to
 /// another user (one prepared for restop to fill). A new file is created
 /// with `RECORDING_MODE`, whatever the umask.
-fn open_for_recording(path: &Path, name: &str) -> Result<File, RecordError> {
+fn open_for_recording(path: &Path, name: &str) -> Result<(File, bool), RecordError> {
     let opening = |e| RecordError::io(name, "opening for recording", e);
     // Where others may swap files, the recording could be replaced under its name.
     crate::shared_dir::check(&crate::shared_dir::directory_of(path), "a recording")
         .map_err(opening)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(RECORDING_MODE)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(nix::libc::ELOOP) {
-                opening(io::Error::other(
-                    "it is a symbolic link; restop records only to a regular file it opens directly",
-                ))
-            } else {
-                opening(e)
-            }
-        })?;
+    let open = |create_new: bool| {
+        OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(create_new)
+            .mode(RECORDING_MODE)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
+            .open(path)
+    };
+    let (file, created) = match open(true) {
+        Ok(file) => Ok((file, true)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => open(false).map(|f| (f, false)),
+        Err(e) => Err(e),
+    }
+    .map_err(|e| {
+        if e.raw_os_error() == Some(nix::libc::ELOOP) {
+            opening(io::Error::other(
+                "it is a symbolic link; restop records only to a regular file it opens directly",
+            ))
+        } else {
+            opening(e)
+        }
+    })?;
     let meta = file.metadata().map_err(opening)?;
     if !meta.file_type().is_file() {
         return Err(opening(io::Error::other("not a regular file")));
@@ -315,7 +333,20 @@ fn open_for_recording(path: &Path, name: &str) -> Result<File, RecordError> {
         file.set_permissions(std::fs::Permissions::from_mode(RECORDING_MODE))
             .map_err(opening)?;
     }
-    Ok(file)
+    Ok((file, created))
+}
+
+/// Removes the file this run created when not even its start could be
+/// written (a full disk): no 0-byte "recording" is left behind. Only when
+/// the name still holds that file.
+fn remove_created(path: &Path, file: &File) {
+    let same = match (file.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(ours), Ok(there)) => (ours.dev(), ours.ino()) == (there.dev(), there.ino()),
+        _ => false,
+    };
+    if same {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 impl Drop for RecordWriter {
