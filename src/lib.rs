@@ -20,6 +20,7 @@ pub mod output;
 pub mod record;
 pub mod session;
 pub mod settings;
+pub mod shared_dir;
 pub mod signals;
 pub mod source;
 pub mod units;

@@ -23,7 +23,10 @@ const EXIT_NOTHING: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let matches = cli::command().get_matches();
+    let matches = match matches() {
+        Ok(matches) => matches,
+        Err(code) => return code,
+    };
     cli::check_export_options(&matches).unwrap_or_else(|err| err.exit());
     let args = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     if let Some(outcome) = run_manual(&args) {
@@ -40,6 +43,25 @@ fn main() -> ExitCode {
         Mode::Once | Mode::Json => run_once(&settings),
     };
     exit_code(outcome)
+}
+
+/// The command line, or the status to end with: `--help` and `--version`
+/// print on stdout and end with 0, or with 1 when stdout cannot take them
+/// (`restop --help > /dev/full`), as every other write to stdout does.
+fn matches() -> Result<clap::ArgMatches, ExitCode> {
+    let err = match cli::command().try_get_matches() {
+        Ok(matches) => return Ok(matches),
+        Err(err) if err.use_stderr() => err.exit(),
+        Err(err) => err,
+    };
+    match err.print().and_then(|()| io::stdout().flush()) {
+        Ok(()) => Err(ExitCode::from(EXIT_OK)),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(ExitCode::from(EXIT_OK)),
+        Err(e) => {
+            tell(&format!("writing to stdout: {e}"));
+            Err(ExitCode::from(EXIT_NOTHING))
+        }
+    }
 }
 
 fn exit_code(outcome: Result<u8>) -> ExitCode {
@@ -133,6 +155,8 @@ fn run_batch(settings: &Settings) -> Result<u8> {
 
 /// `--once` and `--json`: one collection, one rendering, one write.
 fn run_once(settings: &Settings) -> Result<u8> {
+    // A signal lets the one report finish, or ends a run blocked in its write.
+    let _signals = restop::signals::install()?;
     let source = session::with_recording(session::open_source(settings)?, settings, tell, true)?;
     let mut session = Session::new(source, Session::pacer_for(settings));
     let request = CollectRequest {

@@ -2,11 +2,18 @@
 //! stop: the handler only sets a flag (all a signal handler may safely do);
 //! sessions poll [`stop_requested`] and end through their normal path (the
 //! interactive view restores the terminal, `--batch` ends with status 0).
+//! A run that cannot get there, blocked in a write or a read, is ended by the
+//! [`watchdog`] soon after the signal, with status 128 + the signal's number.
 //! The interactive view also takes SIGTSTP and SIGCONT ([`install_job_control`])
 //! so it can give the terminal back before stopping and take it again after.
 
 use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+mod terminal;
+pub mod watchdog;
+
+pub use watchdog::{ExitHook, on_forced_exit};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 static SUSPEND: AtomicBool = AtomicBool::new(false);
@@ -19,8 +26,9 @@ const SIGNALS: [Signal; 4] = [
     Signal::SIGQUIT,
 ];
 
-extern "C" fn on_signal(_: nix::libc::c_int) {
+extern "C" fn on_signal(signal: nix::libc::c_int) {
     REQUESTED.store(true, Ordering::SeqCst);
+    watchdog::notify(signal);
 }
 
 extern "C" fn on_tstp(_: nix::libc::c_int) {
@@ -34,23 +42,31 @@ extern "C" fn on_cont(_: nix::libc::c_int) {
 /// The handlers that were in place before; put back by `Drop`.
 pub struct SignalGuard {
     previous: Vec<(Signal, SigAction)>,
+    /// Whether this guard keeps the watchdog armed (the termination guard does).
+    armed: bool,
 }
 
-/// Catches the termination signals until the guard is dropped.
+/// Catches the termination signals until the guard is dropped; while it
+/// lives, a run still going [`watchdog::GRACE`] after one is ended.
 pub fn install() -> anyhow::Result<SignalGuard> {
     REQUESTED.store(false, Ordering::SeqCst);
+    watchdog::arm()?;
+    let mut guard = SignalGuard {
+        previous: Vec::new(),
+        armed: true,
+    };
     let action = SigAction::new(
         SigHandler::Handler(on_signal),
         SaFlags::SA_RESTART,
         SigSet::empty(),
     );
-    let mut previous = Vec::new();
     for signal in SIGNALS {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        // SAFETY: the handler only stores to an atomic and writes to a pipe,
+        // both async-signal-safe.
         let old = unsafe { sigaction(signal, &action) }?;
-        previous.push((signal, old));
+        guard.previous.push((signal, old));
     }
-    Ok(SignalGuard { previous })
+    Ok(guard)
 }
 
 /// Catches SIGTSTP (as a suspend request) and SIGCONT (as "redraw") until
@@ -73,7 +89,10 @@ pub fn install_job_control() -> anyhow::Result<SignalGuard> {
         let old = unsafe { sigaction(signal, &action) }?;
         previous.push((signal, old));
     }
-    Ok(SignalGuard { previous })
+    Ok(SignalGuard {
+        previous,
+        armed: false,
+    })
 }
 
 /// A SIGTSTP arrived since the last call (clears the request).
@@ -96,6 +115,9 @@ impl Drop for SignalGuard {
         for (signal, old) in self.previous.drain(..) {
             // SAFETY: restoring the handler that was installed before ours.
             let _ = unsafe { sigaction(signal, &old) };
+        }
+        if self.armed {
+            watchdog::disarm();
         }
     }
 }

@@ -1,25 +1,36 @@
 //! Writing the exposition for node_exporter's textfile collector: readers see
 //! the old file or the new one, never a half-written one.
 //!
-//! The textfile directory is often writable by others (a shared
-//! `/var/lib/node_exporter`), and restop often runs as root, so the
-//! temporary file is never one someone else could have prepared: it gets an
-//! unpredictable name, is created exclusively (`O_EXCL`: an existing file or
-//! a planted symlink makes the open fail, and another name is tried), is
-//! never reached through a symlink (`O_NOFOLLOW`), and gets its mode set
-//! explicitly. The rename replaces whatever is at the final name (a symlink
-//! there is replaced, never followed), so the metrics file is always
-//! restop's own, mode 0644.
+//! The textfile directory is often shared (`/var/lib/prometheus/node-exporter`),
+//! and restop often runs as root, so before every write it checks what it is
+//! about to replace, and after the rename what it published:
 //!
-//! What remains: in a directory where others may rename files (writable by
-//! them and without the sticky bit), another user can still swap the
-//! finished temporary file before the rename. docs/exporter.md says to use a
-//! directory only restop (or root) can write to, or one with the sticky bit.
+//! - The name must end in `.prom` (what the collector reads), and the
+//!   directory must be one nobody else can swap files in (`shared_dir`):
+//!   not writable by group or others, unless sticky and owned by root or by
+//!   restop's user.
+//! - What is at the name now must be absent, empty, or a regular file restop
+//!   wrote (it starts with restop's first metric family). A symlink, a
+//!   device (`--textfile /dev/full` as root), a FIFO, a directory or someone
+//!   else's file is refused and left alone.
+//! - The temporary file gets an unpredictable name, is created exclusively
+//!   (`O_EXCL`: an existing file or a planted symlink makes the open fail,
+//!   and another name is tried), is never reached through a symlink
+//!   (`O_NOFOLLOW`), and gets mode 0644 explicitly.
+//! - After the rename, the file at the name must be the very inode restop
+//!   wrote (`lstat` of the name against `fstat` of the open temporary file):
+//!   a file swapped in by whoever can still rename in the directory (its
+//!   owner) is reported, never passed off as restop's.
 
+use crate::shared_dir::{self, directory_of};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+/// How every file restop writes begins (its first metric family): how
+/// restop recognises a file it may replace.
+pub const RESTOP_TEXTFILE_START: &[u8] = b"# HELP restop_";
 
 /// The final file's mode: readable by the textfile collector, whoever runs it.
 pub const TEXTFILE_MODE: u32 = 0o644;
@@ -35,6 +46,7 @@ const NAME_ATTEMPTS: usize = 8;
 /// The temporary name starts with a dot and does not end in `.prom`, so the
 /// textfile collector never reads it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    check_target(path)?;
     let (temp, file) = create_temp(path)?;
     let result = write_and_rename(file, &temp, path, bytes);
     if result.is_err() {
@@ -71,8 +83,8 @@ fn write_and_rename(mut file: File, temp: &Path, path: &Path, bytes: &[u8]) -> i
     // Data on disk before the rename, so a crash never leaves an empty file
     // under the final name.
     file.sync_all()?;
-    drop(file);
     fs::rename(temp, path)?;
+    check_published(path, &file)?;
     // Persist the rename itself; not all filesystems allow syncing a
     // directory, and the file is already complete either way.
     if let Ok(dir) = File::open(directory_of(path)) {
@@ -81,11 +93,77 @@ fn write_and_rename(mut file: File, temp: &Path, path: &Path, bytes: &[u8]) -> i
     Ok(())
 }
 
-fn directory_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
+fn refused(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, message)
+}
+
+/// The name, the directory and what is at the name now (module docs).
+pub fn check_target(path: &Path) -> io::Result<()> {
+    let shown = path.display();
+    if path.extension().is_none_or(|ext| ext != "prom") {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{shown} does not end in .prom: node_exporter reads only *.prom files"),
+        ));
     }
+    shared_dir::check(&directory_of(path), "the textfile")?;
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let kind = meta.file_type();
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if meta.len() == 0 || written_by_restop(path)? {
+        return Ok(());
+    } else {
+        return Err(refused(format!(
+            "{shown} is a file restop did not write (it does not start with restop's metrics); \
+             restop replaces only its own textfile: remove it or choose another name"
+        )));
+    };
+    Err(refused(format!(
+        "{shown} is {what}; restop replaces only a regular file it wrote"
+    )))
+}
+
+/// Whether the regular file at `path` starts as every textfile restop writes.
+fn written_by_restop(path: &Path) -> io::Result<bool> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)?;
+    let mut start = Vec::with_capacity(RESTOP_TEXTFILE_START.len());
+    file.take(RESTOP_TEXTFILE_START.len() as u64)
+        .read_to_end(&mut start)?;
+    Ok(start == RESTOP_TEXTFILE_START)
+}
+
+/// After the rename: the name must hold the inode restop wrote.
+pub fn check_published(path: &Path, written: &File) -> io::Result<()> {
+    let ours = written.metadata()?;
+    let there = fs::symlink_metadata(path)?;
+    if (there.dev(), there.ino()) == (ours.dev(), ours.ino()) {
+        return Ok(());
+    }
+    Err(refused(format!(
+        "{} is not the file restop wrote: another file was renamed over it (uid {} can rename \
+         files in {}); use a directory only restop's user or root can write to",
+        path.display(),
+        there.uid(),
+        directory_of(path).display()
+    )))
 }
 
 /// 64 random bits from the kernel, as hex: a name nobody can guess ahead.
@@ -117,9 +195,9 @@ mod tests {
     fn replaces_the_file_and_leaves_no_temporary() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("restop.prom");
-        write_atomically(&path, b"a 1\n").unwrap();
-        write_atomically(&path, b"a 2\n").unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"a 2\n");
+        write_atomically(&path, b"# HELP restop_a 1\n").unwrap();
+        write_atomically(&path, b"# HELP restop_a 2\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"# HELP restop_a 2\n");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -149,5 +227,67 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = write_atomically(&dir.path().join("nope/restop.prom"), b"x").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    /// Defect: `--textfile /dev/full --once` as root replaced the host's
+    /// `/dev/full`; a symlink and a text file were replaced as well.
+    #[test]
+    fn only_an_absent_empty_or_own_prom_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |path: &Path| {
+            write_atomically(path, b"# HELP restop_x\n")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(Path::new("/dev/full")),
+            "/dev/full does not end in .prom: node_exporter reads only *.prom files"
+        );
+        let text = dir.path().join("notes.txt");
+        assert!(
+            err(&text).ends_with(
+                "notes.txt does not end in .prom: node_exporter reads only *.prom files"
+            )
+        );
+        let link = dir.path().join("link.prom");
+        std::os::unix::fs::symlink("/dev/full", &link).unwrap();
+        assert!(err(&link).ends_with(
+            "link.prom is a symbolic link; restop replaces only a regular file it wrote"
+        ));
+        let fifo = dir.path().join("fifo.prom");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(err(&fifo).contains("is a FIFO"));
+        let foreign = dir.path().join("other.prom");
+        fs::write(&foreign, b"node_thing 1\n").unwrap();
+        assert!(err(&foreign).contains("is a file restop did not write"));
+        assert_eq!(fs::read(&foreign).unwrap(), b"node_thing 1\n");
+        let empty = dir.path().join("empty.prom");
+        fs::write(&empty, b"").unwrap();
+        write_atomically(&empty, b"# HELP restop_x\n").unwrap();
+        assert_eq!(fs::read(&empty).unwrap(), b"# HELP restop_x\n");
+    }
+
+    /// Defect: a file renamed over the temporary one before the rename was
+    /// published silently as restop's.
+    #[test]
+    fn a_file_swapped_in_before_the_rename_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("restop.prom");
+        let (temp, file) = create_temp(&path).unwrap();
+        let theirs = dir.path().join("theirs");
+        fs::write(&theirs, b"# HELP restop_fake 1\n").unwrap();
+        fs::rename(&theirs, &temp).unwrap();
+        fs::rename(&temp, &path).unwrap();
+        let err = check_published(&path, &file).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "restop.prom is not the file restop wrote: another file was renamed over it"
+            ),
+            "{err}"
+        );
+        fs::write(&path, b"x").unwrap();
+        let (temp, file) = create_temp(&path).unwrap();
+        fs::rename(&temp, &path).unwrap();
+        check_published(&path, &file).unwrap();
     }
 }

@@ -3,12 +3,12 @@
 
 use super::enums::StateCounts;
 use super::filter::Filter;
-use super::owner::{OwnerKey, ProcessInfo};
+use super::owner::{OwnerKey, ProcessInfo, ProcessKey};
 use super::resource::{ResourceType, TypeCounts};
 use super::snapshot::Snapshot;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Consumer {
@@ -96,14 +96,26 @@ pub fn consumers(snapshot: &Snapshot, filter: &Filter) -> Vec<Consumer> {
         .enumerate()
         .map(|(i, d)| (d.index, i))
         .collect();
+    // Looked up once per tally: maps, so that the sum stays linear in the
+    // tallies whatever the number of processes and devices.
+    let processes: HashMap<&ProcessKey, &ProcessInfo> =
+        snapshot.processes.iter().map(|p| (&p.key, p)).collect();
+    let device_names: HashMap<u32, &str> = snapshot
+        .devices
+        .iter()
+        .map(|d| (d.index, d.name.as_str()))
+        .collect();
     for tally in &snapshot.tallies {
-        let device_name = snapshot.device_name(tally.device);
+        let device_name = device_names.get(&tally.device).map_or_else(
+            || format!("dev{}", tally.device),
+            |name| (*name).to_string(),
+        );
         if !filter.shows_device(&device_name) {
             continue;
         }
         let row = rows.entry(tally.owner.clone()).or_insert_with(|| {
             let process = match &tally.owner {
-                OwnerKey::Process(key) => snapshot.process(key).cloned(),
+                OwnerKey::Process(key) => processes.get(key).map(|p| (*p).clone()),
                 _ => None,
             };
             Consumer {

@@ -18,6 +18,117 @@ pub const MAX_TALLIES: usize = 1_000_000;
 /// Objects kept in detail.
 pub const MAX_OBJECTS: usize = 1_000_000;
 
+/// A command line, all arguments with their separators: what the live
+/// collector reads of `/proc/<pid>/cmdline` at most.
+pub const MAX_CMDLINE_BYTES: usize = 64 << 10;
+/// A comm: the kernel's is 15 bytes (`TASK_COMM_LEN`); escaped, a few more.
+pub const MAX_COMM_BYTES: usize = 64;
+/// A device name: the kernel's `IB_DEVICE_NAME_MAX`.
+pub const MAX_DEVICE_NAME_BYTES: usize = 64;
+/// Any other label (user, host, kernel, container id, pod and Kubernetes
+/// names, firmware, PCI address): Kubernetes names stop at 253 bytes.
+pub const MAX_LABEL_BYTES: usize = 256;
+/// Threads that created objects, per process.
+pub const MAX_CREATOR_THREADS: usize = 4096;
+/// Warnings on one snapshot, and the length of each.
+pub const MAX_WARNINGS: usize = 1024;
+pub const MAX_WARNING_BYTES: usize = 4096;
+
+fn too_long(what: &str, len: usize, max: usize) -> String {
+    format!(
+        "{what} is {len} bytes, more than the {max} a real host gives: not a recording of a real host"
+    )
+}
+
+fn label(what: &str, text: &str, max: usize) -> Result<(), String> {
+    if text.len() > max {
+        return Err(too_long(what, text.len(), max));
+    }
+    Ok(())
+}
+
+/// Every process's strings within what a kernel (and the live collector)
+/// can produce, so that no output built from a recording is larger than a
+/// real host's would be.
+pub fn check_processes(processes: &[crate::model::ProcessInfo]) -> Result<(), String> {
+    for p in processes {
+        let pid = p.key.pid;
+        label(&format!("the comm of pid {pid}"), &p.comm, MAX_COMM_BYTES)?;
+        let cmdline: usize = p.cmdline.iter().map(|a| a.len() + 1).sum();
+        if cmdline > MAX_CMDLINE_BYTES + 1 {
+            return Err(too_long(
+                &format!("the command line of pid {pid}"),
+                cmdline,
+                MAX_CMDLINE_BYTES,
+            ));
+        }
+        if let Some(user) = &p.user {
+            label(&format!("the user of pid {pid}"), user, MAX_LABEL_BYTES)?;
+        }
+        if let Some(c) = &p.container {
+            label(
+                &format!("the container of pid {pid}"),
+                &c.id,
+                MAX_LABEL_BYTES,
+            )?;
+            if let Some(pod) = &c.pod {
+                label(&format!("the pod of pid {pid}"), pod, MAX_LABEL_BYTES)?;
+            }
+            if let Some(k) = &c.kube {
+                for name in [&k.namespace, &k.pod, &k.container] {
+                    label(
+                        &format!("a Kubernetes name of pid {pid}"),
+                        name,
+                        MAX_LABEL_BYTES,
+                    )?;
+                }
+            }
+        }
+        if p.creator_threads.len() > MAX_CREATOR_THREADS {
+            return Err(format!(
+                "pid {pid} has {} creator threads, more than {MAX_CREATOR_THREADS}: not a recording of a real host",
+                p.creator_threads.len()
+            ));
+        }
+        for (_, name) in &p.creator_threads {
+            label(&format!("a thread name of pid {pid}"), name, MAX_COMM_BYTES)?;
+        }
+    }
+    Ok(())
+}
+
+/// Device names and labels within the kernel's limits.
+pub fn check_devices(devices: &[crate::model::Device]) -> Result<(), String> {
+    for d in devices {
+        label("a device name", &d.name, MAX_DEVICE_NAME_BYTES)?;
+        for text in [&d.fw_version, &d.node_type, &d.protocol, &d.pci, &d.pf]
+            .into_iter()
+            .flatten()
+        {
+            label(&format!("a label of {}", d.name), text, MAX_LABEL_BYTES)?;
+        }
+    }
+    Ok(())
+}
+
+/// The snapshot's own labels and warnings.
+pub fn check_meta(meta: &crate::model::Meta) -> Result<(), String> {
+    label("the host name", &meta.host, MAX_LABEL_BYTES)?;
+    label("the kernel release", &meta.kernel, MAX_LABEL_BYTES)?;
+    if meta.warnings.len() > MAX_WARNINGS || meta.hidden_fields.len() > MAX_WARNINGS {
+        return Err(format!(
+            "more than {MAX_WARNINGS} warnings in one snapshot: not a recording of a real host"
+        ));
+    }
+    for w in &meta.warnings {
+        label("a warning", &w.message, MAX_WARNING_BYTES)?;
+    }
+    for f in &meta.hidden_fields {
+        label("a hidden field's name", f, MAX_LABEL_BYTES)?;
+    }
+    Ok(())
+}
+
 /// Stops reading after `limit` bytes, remembering that there was more.
 pub struct CountingReader<R> {
     inner: R,

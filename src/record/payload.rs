@@ -61,6 +61,10 @@ pub struct PayloadEncoder {
 
 impl PayloadEncoder {
     pub fn encode(&self, snapshot: &Snapshot, details: &DetailScope) -> Result<Encoded, String> {
+        // What a reader would refuse is never written.
+        limits::check_meta(&snapshot.meta)?;
+        limits::check_devices(&snapshot.devices)?;
+        limits::check_processes(&snapshot.processes)?;
         let parts = [
             json(&snapshot.devices)?,
             json(&snapshot.processes)?,
@@ -134,17 +138,8 @@ struct Frame {
     objects: Option<Vec<Object>>,
 }
 
-/// A decoded snapshot frame: its own meta and detail scope, and every part,
-/// taken from `previous` (the parts of the snapshot frame before it) where
-/// the frame left one out. The JSON is parsed as it inflates, never held
-/// whole, and refused past `MAX_INFLATED` bytes or the entry limits of
-/// `limits`, so a hostile file cannot make the reader take more memory than
-/// the largest real snapshot would.
-pub fn decode(
-    payload: &[u8],
-    flags: u8,
-    previous: Option<Parts>,
-) -> Result<(Meta, DetailScope, Parts), String> {
+/// Inflates and parses a snapshot frame's payload, within the bounds.
+fn parse(payload: &[u8], flags: u8) -> Result<Frame, String> {
     let parsed: Result<Frame, serde_json::Error> = if flags & FLAG_DEFLATE != 0 {
         let mut reader = CountingReader::new(DeflateDecoder::new(payload), MAX_INFLATED);
         let parsed = serde_json::from_reader(std::io::BufReader::new(&mut reader));
@@ -164,6 +159,50 @@ pub fn decode(
             e.to_string()
         }
     })?;
+    limits::check_meta(&frame.meta)?;
+    if let Some(devices) = &frame.devices {
+        limits::check_devices(devices)?;
+    }
+    if let Some(processes) = &frame.processes {
+        limits::check_processes(processes)?;
+    }
+    Ok(frame)
+}
+
+/// Whether a snapshot frame (its CRC already checked) can be decoded:
+/// `has_base` says whether an earlier snapshot frame it may build on was
+/// decodable. The scan uses this so that a frame restop cannot read is
+/// damage like any other, skipped up to the next keyframe.
+pub fn check(payload: &[u8], flags: u8, has_base: bool) -> Result<(), String> {
+    let frame = parse(payload, flags)?;
+    let missing = [
+        ("devices", frame.devices.is_none()),
+        ("processes", frame.processes.is_none()),
+        ("tallies", frame.tallies.is_none()),
+        ("objects", frame.objects.is_none()),
+    ]
+    .into_iter()
+    .find(|(_, missing)| *missing && !has_base);
+    match missing {
+        Some((name, _)) => Err(format!(
+            "its {name} are those of an earlier record, and there is none"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A decoded snapshot frame: its own meta and detail scope, and every part,
+/// taken from `previous` (the parts of the snapshot frame before it) where
+/// the frame left one out. The JSON is parsed as it inflates, never held
+/// whole, and refused past `MAX_INFLATED` bytes or the entry limits of
+/// `limits`, so a hostile file cannot make the reader take more memory than
+/// the largest real snapshot would.
+pub fn decode(
+    payload: &[u8],
+    flags: u8,
+    previous: Option<Parts>,
+) -> Result<(Meta, DetailScope, Parts), String> {
+    let frame = parse(payload, flags)?;
     fn part<T>(
         own: Option<Vec<T>>,
         previous: Option<Vec<T>>,

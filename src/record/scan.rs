@@ -69,6 +69,24 @@ impl Scan {
 /// file is not a readable recording at all; damage after the header is
 /// reported in `Scan::gaps` and `Scan::ending`.
 pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
+    scan_checking(bytes, path, Payloads::Decode)
+}
+
+/// How much of a snapshot frame the scan checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payloads {
+    /// That it decodes, as a reader needs (`--replay`).
+    Decode,
+    /// Only its CRC: where frames are is all an append needs to know.
+    CrcOnly,
+}
+
+/// `scan`, checking snapshot payloads as `payloads` says.
+pub fn scan_checking(
+    bytes: &dyn ReadAt,
+    path: &str,
+    payloads: Payloads,
+) -> Result<Scan, RecordError> {
     let io_error = |e| RecordError::io(path, "reading", e);
     let size = bytes.size().map_err(io_error)?;
     let (fixed, written_by) = read_header(bytes, size, path)?;
@@ -83,17 +101,21 @@ pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
     };
     let mut payload = Vec::new();
     let mut offset = scan.good_end;
+    // A decodable snapshot frame came before, for delta frames to build on.
+    let mut base = false;
     while offset < size {
         let damage = match frame_at(bytes, offset, size, &mut payload).map_err(io_error)? {
-            FrameAt::Intact(header) => match take_frame(&mut scan, &header, &payload, offset) {
-                Ok(()) => {
-                    let end = offset + header.frame_len();
-                    scan.good_end = end;
-                    offset = end;
-                    continue;
+            FrameAt::Intact(header) => {
+                match take_frame(&mut scan, &header, &payload, offset, &mut base, payloads) {
+                    Ok(()) => {
+                        let end = offset + header.frame_len();
+                        scan.good_end = end;
+                        offset = end;
+                        continue;
+                    }
+                    Err(damage) => damage,
                 }
-                Err(damage) => damage,
-            },
+            }
             FrameAt::Damaged(damage) => damage,
         };
         match next_intact_frame(bytes, offset + 1, size).map_err(io_error)? {
@@ -105,6 +127,7 @@ pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
                     snapshots_skipped: 0,
                 });
                 offset = next;
+                base = false;
                 skip_to_keyframe(bytes, &mut scan, &mut offset, size, &mut payload)
                     .map_err(io_error)?;
             }
@@ -122,12 +145,16 @@ pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
     Ok(scan)
 }
 
-/// Records an intact frame; a session frame that does not parse is damage.
+/// Records an intact frame. A session frame that does not parse, or a
+/// snapshot frame that does not decode (its CRC matches, yet restop cannot
+/// read it), is damage: skipped like a frame with a bad CRC.
 fn take_frame(
     scan: &mut Scan,
     header: &FrameHeader,
     payload: &[u8],
     offset: u64,
+    base: &mut bool,
+    payloads: Payloads,
 ) -> Result<(), Damage> {
     match header.kind {
         KIND_SESSION => match serde_json::from_slice::<SessionInfo>(payload) {
@@ -139,13 +166,26 @@ fn take_frame(
                 });
             }
         },
-        KIND_SNAPSHOT => scan.records.push(RecordEntry {
-            offset,
-            payload_len: header.payload_len,
-            flags: header.flags,
-            time_ms: header.time_ms,
-            session: scan.sessions.len().checked_sub(1),
-        }),
+        KIND_SNAPSHOT => {
+            let checked = match payloads {
+                Payloads::Decode => super::payload::check(payload, header.flags, *base),
+                Payloads::CrcOnly => Ok(()),
+            };
+            if let Err(e) = checked {
+                return Err(Damage {
+                    reason: format!("cannot be decoded: {e}"),
+                    incomplete: false,
+                });
+            }
+            *base = true;
+            scan.records.push(RecordEntry {
+                offset,
+                payload_len: header.payload_len,
+                flags: header.flags,
+                time_ms: header.time_ms,
+                session: scan.sessions.len().checked_sub(1),
+            });
+        }
         // A kind from a later restop: intact, so skipped.
         _ => {}
     }
@@ -251,7 +291,7 @@ fn read_header(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::format::{FLAG_DEFLATE, FRAME_HEADER_LEN, encode_file_header, encode_frame};
+    use crate::record::format::{FRAME_HEADER_LEN, encode_file_header, encode_frame};
 
     fn session_frame() -> Vec<u8> {
         let info = SessionInfo {
@@ -277,8 +317,35 @@ mod tests {
         out
     }
 
-    fn snap(time: u64, payload: &[u8]) -> Vec<u8> {
-        encode_frame(KIND_SNAPSHOT, FLAG_DEFLATE, UnixMs(time), payload).unwrap()
+    /// A snapshot payload that decodes (uncompressed JSON), `tag.len()`
+    /// bytes longer than `payload_base()`.
+    fn payload(tag: &[u8]) -> Vec<u8> {
+        let meta = crate::model::Meta {
+            source: SourceKind::Live,
+            host: "h".into(),
+            kernel: "k".into(),
+            collected_at_ms: UnixMs(1),
+            collect_us: 1,
+            netns_mode: None,
+            hidden_fields: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut text = format!(
+            "{{\"details\":{},\"meta\":{},\"devices\":[],\"processes\":[],\"tallies\":[],\"objects\":[]}}",
+            serde_json::to_string(&crate::model::DetailScope::ErrorsOnly).unwrap(),
+            serde_json::to_string(&meta).unwrap()
+        )
+        .into_bytes();
+        text.extend(std::iter::repeat_n(b' ', tag.len()));
+        text
+    }
+
+    fn payload_base() -> usize {
+        payload(b"").len()
+    }
+
+    fn snap(time: u64, tag: &[u8]) -> Vec<u8> {
+        encode_frame(KIND_SNAPSHOT, 0, UnixMs(time), &payload(tag)).unwrap()
     }
 
     #[test]
@@ -328,13 +395,8 @@ mod tests {
     fn a_flipped_byte_in_the_middle_is_a_gap_and_the_frames_after_it_are_kept() {
         let first = file(&[session_frame(), snap(10, b"a")]);
         let bad_at = first.len();
-        let keyframe = encode_frame(
-            KIND_SNAPSHOT,
-            FLAG_DEFLATE | FLAG_KEYFRAME,
-            UnixMs(40),
-            b"k",
-        )
-        .unwrap();
+        let keyframe =
+            encode_frame(KIND_SNAPSHOT, FLAG_KEYFRAME, UnixMs(40), &payload(b"k")).unwrap();
         let mut bytes = file(&[
             session_frame(),
             snap(10, b"a"),
@@ -353,11 +415,15 @@ mod tests {
         );
         assert_eq!(s.gaps.len(), 1);
         assert_eq!(s.gaps[0].offset, bad_at as u64);
-        assert_eq!(s.gaps[0].bytes, (FRAME_HEADER_LEN + 2) as u64);
+        assert_eq!(
+            s.gaps[0].bytes,
+            (FRAME_HEADER_LEN + payload_base() + 2) as u64
+        );
         assert_eq!(s.gaps[0].snapshots_skipped, 1, "the delta frame after it");
         assert_eq!(s.ending, Ending::Clean);
         assert!(s.note().unwrap().starts_with(&format!(
-            "record at offset {bad_at} is corrupt (CRC mismatch): 20 bytes skipped"
+            "record at offset {bad_at} is corrupt (CRC mismatch): {} bytes skipped",
+            FRAME_HEADER_LEN + payload_base() + 2
         )));
     }
 

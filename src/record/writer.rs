@@ -15,14 +15,16 @@ use super::error::RecordError;
 use super::format::{KIND_SESSION, KIND_SNAPSHOT, encode_file_header, encode_frame};
 use super::payload::PayloadEncoder;
 use super::read_at::ReadAt;
-use super::scan::{SessionInfo, scan};
+use super::scan::{Payloads, SessionInfo, scan_checking};
 use crate::model::{DetailScope, Millis, Snapshot, SourceKind, Warning, WarningKind};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What opening the file found.
@@ -39,6 +41,10 @@ pub enum Opening {
 }
 
 pub struct RecordWriter {
+    /// Registered first so that it goes first: the hook uses the file's descriptor.
+    _exit_hook: crate::signals::ExitHook,
+    /// Held while a frame is written; `true` once a forced exit closed the file.
+    closed: Arc<Mutex<bool>>,
     file: Flock<File>,
     path: String,
     /// End of the last frame known to be whole.
@@ -69,7 +75,7 @@ impl RecordWriter {
         interval: Duration,
     ) -> Result<RecordWriter, RecordError> {
         let name = path.display().to_string();
-        let file = open_for_recording(path, &name)?;
+        let (file, created) = open_for_recording(path, &name)?;
         let mut file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(locked) => locked,
             Err((_, Errno::EWOULDBLOCK)) => return Err(RecordError::Locked { path: name }),
@@ -80,11 +86,17 @@ impl RecordWriter {
         let size = ReadAt::size(&*file).map_err(|e| RecordError::io(&name, "reading", e))?;
         let (end, opening) = if size == 0 {
             let header = encode_file_header(env!("CARGO_PKG_VERSION"));
-            file.write_all(&header)
-                .map_err(|e| RecordError::io(&name, "writing", e))?;
+            if let Err(e) = file.write_all(&header) {
+                if created {
+                    remove_created(path, &file);
+                }
+                return Err(RecordError::io(&name, "writing", e));
+            }
             (header.len() as u64, Opening::Created)
         } else {
-            let found = scan(&*file, &name)?;
+            // Appending needs frame boundaries only: a frame that does not
+            // decode is skipped by readers, never cut off here.
+            let found = scan_checking(&*file, &name, Payloads::CrcOnly)?;
             // Damage with intact frames after it: never cut back, never appended to.
             if let Some(gap) = found.gaps.first() {
                 return Err(RecordError::DamagedForAppend {
@@ -107,7 +119,10 @@ impl RecordWriter {
                 },
             )
         };
+        let closed = Arc::new(Mutex::new(false));
         let mut writer = RecordWriter {
+            _exit_hook: close_on_forced_exit(Arc::clone(&closed), file.as_raw_fd()),
+            closed,
             file,
             path: name,
             end,
@@ -116,7 +131,12 @@ impl RecordWriter {
             opening,
             written: 0,
         };
-        writer.write_session(source, interval)?;
+        if let Err(e) = writer.write_session(source, interval) {
+            if created {
+                remove_created(path, &writer.file);
+            }
+            return Err(e);
+        }
         Ok(writer)
     }
 
@@ -210,6 +230,15 @@ impl RecordWriter {
     }
 
     fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        let closed = Arc::clone(&self.closed);
+        let closed = closed
+            .lock()
+            .map_err(|_| io::Error::other("recording closed"))?;
+        if *closed {
+            return Err(io::Error::other(
+                "the recording was closed: restop is exiting",
+            ));
+        }
         if self.dirty {
             self.file.set_len(self.end)?;
             self.dirty = false;
@@ -229,32 +258,60 @@ impl RecordWriter {
     }
 }
 
+/// On a forced exit (a termination signal while the run is blocked, see
+/// `signals::watchdog`), waits for the frame being written to be whole, syncs
+/// the file and lets no later frame start: the recording ends on a frame
+/// boundary. `fd` stays open as long as the hook is registered.
+fn close_on_forced_exit(
+    closed: Arc<Mutex<bool>>,
+    fd: std::os::fd::RawFd,
+) -> crate::signals::ExitHook {
+    crate::signals::on_forced_exit(move || {
+        if let Ok(mut closed) = closed.lock() {
+            *closed = true;
+            // SAFETY: `fd` is the recording's, open while the hook is registered.
+            let _ = unsafe { nix::libc::fdatasync(fd) };
+        }
+    })
+}
+
 /// A new recording's mode: it holds other users' command lines and names.
 pub const RECORDING_MODE: u32 = 0o600;
 
-/// Opens `path` for appending without being led elsewhere: a symlink at the
+/// Opens `path` for appending without being led elsewhere: in a directory
+/// nobody else can swap files in (`shared_dir`); a symlink at the
 /// path is refused (`O_NOFOLLOW`), and so is anything but a regular file with
 /// one name (a hard link planted to another file), or a file that belongs to
 /// another user (one prepared for restop to fill). A new file is created
 /// with `RECORDING_MODE`, whatever the umask.
-fn open_for_recording(path: &Path, name: &str) -> Result<File, RecordError> {
+fn open_for_recording(path: &Path, name: &str) -> Result<(File, bool), RecordError> {
     let opening = |e| RecordError::io(name, "opening for recording", e);
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(RECORDING_MODE)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(nix::libc::ELOOP) {
-                opening(io::Error::other(
-                    "it is a symbolic link; restop records only to a regular file it opens directly",
-                ))
-            } else {
-                opening(e)
-            }
-        })?;
+    // Where others may swap files, the recording could be replaced under its name.
+    crate::shared_dir::check(&crate::shared_dir::directory_of(path), "a recording")
+        .map_err(opening)?;
+    let open = |create_new: bool| {
+        OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(create_new)
+            .mode(RECORDING_MODE)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
+            .open(path)
+    };
+    let (file, created) = match open(true) {
+        Ok(file) => Ok((file, true)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => open(false).map(|f| (f, false)),
+        Err(e) => Err(e),
+    }
+    .map_err(|e| {
+        if e.raw_os_error() == Some(nix::libc::ELOOP) {
+            opening(io::Error::other(
+                "it is a symbolic link; restop records only to a regular file it opens directly",
+            ))
+        } else {
+            opening(e)
+        }
+    })?;
     let meta = file.metadata().map_err(opening)?;
     if !meta.file_type().is_file() {
         return Err(opening(io::Error::other("not a regular file")));
@@ -276,7 +333,20 @@ fn open_for_recording(path: &Path, name: &str) -> Result<File, RecordError> {
         file.set_permissions(std::fs::Permissions::from_mode(RECORDING_MODE))
             .map_err(opening)?;
     }
-    Ok(file)
+    Ok((file, created))
+}
+
+/// Removes the file this run created when not even its start could be
+/// written (a full disk): no 0-byte "recording" is left behind. Only when
+/// the name still holds that file.
+fn remove_created(path: &Path, file: &File) {
+    let same = match (file.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(ours), Ok(there)) => (ours.dev(), ours.ino()) == (there.dev(), there.ino()),
+        _ => false,
+    };
+    if same {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 impl Drop for RecordWriter {

@@ -2,9 +2,19 @@
 //! (`--config FILE`, `RESTOP_CONFIG`) must exist; the default one
 //! (`$XDG_CONFIG_HOME/restop/config.toml`, else `~/.config/restop/config.toml`)
 //! may be absent.
+//!
+//! The file is read with bounds, as untrusted input: only a regular file
+//! (a FIFO would block forever, a device never end), opened without
+//! blocking, and at most [`MAX_CONFIG_BYTES`] of it (a real config is a few
+//! KiB; `/dev/zero` would otherwise grow restop without limit).
 
 use super::file::{Defaults, parse_config};
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+/// Far above any real config file (every option with a comment is ~2 KiB).
+pub const MAX_CONFIG_BYTES: u64 = 64 << 10;
 
 /// A config file read and checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +50,7 @@ pub fn load(explicit: Option<&Path>) -> Result<Option<Loaded>, String> {
             None => return Ok(None),
         },
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match read_bounded(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
         Err(e) => return Err(format!("config file {}: {e}", path.display())),
@@ -48,6 +58,49 @@ pub fn load(explicit: Option<&Path>) -> Result<Option<Loaded>, String> {
     let defaults =
         parse_config(&text).map_err(|e| format!("config file {}, {e}", path.display()))?;
     Ok(Some(Loaded { path, defaults }))
+}
+
+/// The text of the regular file at `path`, refusing anything else and
+/// anything longer than `MAX_CONFIG_BYTES`.
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind};
+    // O_NONBLOCK: opening a FIFO must not wait for a writer.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() {
+            "a character device"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("it is {what}; a config file must be a regular file"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "larger than {} KiB: not a restop config file",
+                MAX_CONFIG_BYTES >> 10
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 #[cfg(test)]
@@ -80,5 +133,37 @@ mod tests {
             loaded.defaults.interval,
             Some(std::time::Duration::from_secs(90))
         );
+    }
+
+    /// Defect: `--config /dev/zero` grew without bound, a FIFO blocked forever.
+    #[test]
+    fn only_a_bounded_regular_file_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = load(Some(Path::new("/dev/zero"))).unwrap_err();
+        assert_eq!(
+            err,
+            "config file /dev/zero: it is a character device; a config file must be a regular file"
+        );
+        let fifo = dir.path().join("fifo.toml");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let err = load(Some(&fifo)).unwrap_err();
+        assert!(
+            err.ends_with("fifo.toml: it is a FIFO; a config file must be a regular file"),
+            "{err}"
+        );
+        let err = load(Some(dir.path())).unwrap_err();
+        assert!(err.contains("it is a directory"), "{err}");
+        let big = dir.path().join("big.toml");
+        let mut text = "# padding\n".repeat(7000);
+        text.push_str("[source]\ninterval = \"1m\"\n");
+        std::fs::write(&big, &text).unwrap();
+        let err = load(Some(&big)).unwrap_err();
+        assert!(
+            err.ends_with("big.toml: larger than 64 KiB: not a restop config file"),
+            "{err}"
+        );
+        let near = dir.path().join("near.toml");
+        std::fs::write(&near, &text[10_000..]).unwrap();
+        assert!(load(Some(&near)).is_ok());
     }
 }

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 /// Two documents of different sizes, each recognisable as whole.
 fn document(tag: char, lines: usize) -> Vec<u8> {
-    let mut text = format!("# begin {tag}\n");
+    // Starts as restop's own files do, so the next write may replace it.
+    let mut text = format!("# HELP restop_test begin {tag}\n");
     for i in 0..lines {
         text.push_str(&format!("restop_test{{n=\"{i}\",tag=\"{tag}\"}} {i}\n"));
     }

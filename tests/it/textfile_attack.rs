@@ -1,7 +1,9 @@
 //! `--textfile` and `--record` in a directory another user can write to,
 //! with restop running as root: a symlink or a file planted where restop
 //! writes never redirects its writes, and the files restop leaves have the
-//! owner and mode it chose.
+//! owner and mode it chose. The directory is sticky (as `/tmp`): one without
+//! the sticky bit, or sticky but another user's, is refused outright
+//! (`harden_textfile`).
 
 use restop::export::textfile::write_atomically;
 use restop::model::SourceKind;
@@ -11,10 +13,10 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::Path;
 use std::time::Duration;
 
-/// A world-writable directory, like a shared textfile directory.
+/// A world-writable sticky directory of restop's user, like `/tmp`.
 fn shared_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).unwrap();
     dir
 }
 
@@ -72,16 +74,28 @@ fn a_pre_created_temporary_file_does_not_give_its_owner_the_metrics_file() {
     assert_eq!(fs::read(&planted).unwrap(), b"");
 }
 
+/// A symlink at the final name is neither followed nor replaced: refused.
 #[test]
-fn a_symlink_at_the_final_name_is_replaced_not_followed() {
+fn a_symlink_at_the_final_name_is_refused_not_followed() {
     let dir = shared_dir();
     let victim = dir.path().join("victim");
     fs::write(&victim, b"precious\n").unwrap();
     let path = dir.path().join("restop.prom");
     symlink(&victim, &path).unwrap();
-    write_atomically(&path, b"restop_up 1\n").unwrap();
+    let err = write_atomically(&path, b"restop_up 1\n").unwrap_err();
+    assert!(err.to_string().contains("is a symbolic link"), "{err}");
     assert_eq!(fs::read(&victim).unwrap(), b"precious\n");
-    assert!(fs::symlink_metadata(&path).unwrap().file_type().is_file());
+    assert!(
+        fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        names(dir.path()),
+        ["restop.prom", "victim"],
+        "no temporary left"
+    );
 }
 
 #[test]

@@ -39,6 +39,19 @@ pub enum RequestError {
 /// Most header fields a request may have; more is not a scraper.
 const MAX_HEADERS: usize = 64;
 
+/// The largest request head accepted, its blank line included (SECURITY.md
+/// and docs/exporter.md say 8 KiB). The readers may buffer one read more
+/// before they see the end; a head past this is refused all the same.
+pub const MAX_HEAD_BYTES: usize = 8 * 1024;
+
+/// RFC 9110 §5.6.2: the characters of a field name.
+fn is_token(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// Reads until the blank line that ends the head. `max_bytes` bounds the head,
 /// `budget` the whole read (not each `read`, which a slow client could reset
 /// forever).
@@ -96,6 +109,9 @@ pub fn head_end(buf: &[u8]) -> Option<usize> {
 
 /// Parses a complete head (request line and header fields).
 pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
+    if bytes.len() > MAX_HEAD_BYTES {
+        return Err(RequestError::TooLarge);
+    }
     let text = std::str::from_utf8(bytes).map_err(|_| RequestError::Malformed("not UTF-8"))?;
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let request_line = lines
@@ -133,6 +149,10 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
         let (name, value) = line
             .split_once(':')
             .ok_or(RequestError::Malformed("header without colon"))?;
+        // RFC 9112 §5.1: whitespace before the colon must be rejected.
+        if !is_token(name) {
+            return Err(RequestError::Malformed("bad header name"));
+        }
         let value = value.trim();
         if name.eq_ignore_ascii_case("accept") {
             accept = Some(match accept {
@@ -283,5 +303,39 @@ mod tests {
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r\nbody"), Some(18));
         assert_eq!(head_end(b"GET / HTTP/1.1\n\nbody"), Some(16));
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n"), None);
+    }
+
+    /// Defect: `Host : x` was accepted (RFC 9112 §5.1 says reject).
+    #[test]
+    fn whitespace_before_the_colon_is_rejected() {
+        for bad in [
+            "GET / HTTP/1.1\r\nHost : x\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost\t: x\r\n\r\n",
+            "GET / HTTP/1.1\r\n: x\r\n\r\n",
+            "GET / HTTP/1.1\r\nHo(st: x\r\n\r\n",
+        ] {
+            assert!(
+                matches!(parse(bad), Err(RequestError::Malformed("bad header name"))),
+                "{bad:?}"
+            );
+        }
+        assert!(parse("GET / HTTP/1.1\r\nX-Scrape_Timeout.s: 1\r\n\r\n").is_ok());
+    }
+
+    /// Defect: the limit was 9,216 bytes (8 KiB plus one read), not 8 KiB.
+    #[test]
+    fn the_head_is_at_most_8_kib() {
+        let head = |total: usize| {
+            let start = "GET / HTTP/1.1\r\nX-Pad: ";
+            let pad = "a".repeat(total - start.len() - 4);
+            format!("{start}{pad}\r\n\r\n")
+        };
+        assert_eq!(head(MAX_HEAD_BYTES).len(), 8192);
+        assert!(parse(&head(MAX_HEAD_BYTES)).is_ok());
+        assert!(matches!(
+            parse(&head(MAX_HEAD_BYTES + 1)),
+            Err(RequestError::TooLarge)
+        ));
+        assert!(matches!(parse(&head(9000)), Err(RequestError::TooLarge)));
     }
 }
