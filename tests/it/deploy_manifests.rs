@@ -222,3 +222,108 @@ fn the_operator_resources_scrape_the_exporter_and_carry_valid_rules() {
     std::fs::write(&rules, serde_json::to_string(&rule["spec"]).unwrap()).unwrap();
     run(Command::new(promtool).arg("check").arg("rules").arg(&rules));
 }
+
+/// The job label the Prometheus Operator gives a monitor's targets: with
+/// `spec.jobLabel`, the value of that label on the scraped object (the Service
+/// for a ServiceMonitor, the pod for a PodMonitor); without it, the Service's
+/// name, or `<namespace>/<PodMonitor name>`.
+pub(crate) fn operator_job(monitor: &Value, scraped: &Value, default: String) -> String {
+    match monitor["spec"]["jobLabel"].as_str() {
+        Some(label) => scraped["metadata"]["labels"][label]
+            .as_str()
+            .unwrap_or_else(|| panic!("jobLabel {label} is not a label of the scraped object"))
+            .to_string(),
+        None => default,
+    }
+}
+
+/// `promtool test rules` that RestopExporterDown of `rules` fires for a target
+/// of `job` that cannot be scraped.
+pub(crate) fn assert_exporter_down_fires(promtool: &Path, rules: &Path, job: &str, dir: &Path) {
+    let test = dir.join(format!("exporter-down-{}.test.yml", job.replace('/', "_")));
+    let text = format!(
+        r#"rule_files: [{rules:?}]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'up{{instance="node-1",job="{job}"}}'
+        values: '0x15'
+    alert_rule_test:
+      - eval_time: 10m
+        alertname: RestopExporterDown
+        exp_alerts:
+          - exp_labels: {{severity: warning, instance: node-1, job: "{job}"}}
+            exp_annotations:
+              summary: "restop exporter on node-1 cannot be scraped"
+              description: "Prometheus has failed to scrape restop on node-1 for 5 minutes: RDMA resources of that host are not monitored."
+"#
+    );
+    std::fs::write(&test, text).unwrap();
+    let out = Command::new(promtool)
+        .arg("test")
+        .arg("rules")
+        .arg(&test)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "RestopExporterDown does not fire for job {job:?}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_exporter_down_alert_fires_under_the_shipped_servicemonitor() {
+    if on_path("kubectl").is_none() {
+        println!("skipped: kubectl not installed (tests/run-all.sh installs it)");
+        return;
+    }
+    let Some(promtool) = on_path("promtool") else {
+        println!("skipped: promtool not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("prometheus-operator"), dir.path());
+    let sm = docs.iter().find(|d| d["kind"] == "ServiceMonitor").unwrap();
+    let svc = docs.iter().find(|d| d["kind"] == "Service").unwrap();
+    let job = operator_job(
+        sm,
+        svc,
+        svc["metadata"]["name"].as_str().unwrap().to_string(),
+    );
+    let rule = docs.iter().find(|d| d["kind"] == "PrometheusRule").unwrap();
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, serde_json::to_string(&rule["spec"]).unwrap()).unwrap();
+    assert_exporter_down_fires(&promtool, &rules, &job, dir.path());
+}
+
+#[test]
+fn the_exporter_down_alert_fires_under_the_documented_static_scrape_configs() {
+    let Some(promtool) = on_path("promtool") else {
+        println!("skipped: promtool not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rules = root().join("assets/prometheus/restop-rules.yml");
+    // The example configuration, as Prometheus reads it, and the one in the docs.
+    run(Command::new(&promtool)
+        .arg("check")
+        .arg("config")
+        .arg(root().join("deploy/prometheus/static.yml")));
+    let mut jobs = Vec::new();
+    for file in ["deploy/prometheus/static.yml", "docs/kubernetes.md"] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let found: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- job_name:"))
+            .map(|j| j.trim().to_string())
+            .collect();
+        assert!(!found.is_empty(), "{file} has no job_name");
+        jobs.extend(found);
+    }
+    for job in jobs {
+        assert_exporter_down_fires(&promtool, &rules, &job, dir.path());
+    }
+}
