@@ -67,6 +67,13 @@ pub const UP: Family = gauge(
     &["source"],
     "1 when the last collection read the source (live kernel, demo, replay), 0 when it failed.",
 );
+pub const RDMA_PRESENT: Family = gauge(
+    "restop_rdma_present",
+    &[],
+    "1 when the last collection found RDMA devices, 0 when the host has no RDMA subsystem or no \
+     device (nothing to monitor; the alerting rules do not page for it); absent until a \
+     collection could tell.",
+);
 pub const COLLECTIONS: Family = counter(
     "restop_collections_total",
     &[],
@@ -201,6 +208,7 @@ pub const PROCESS_MR_BYTES: Family = gauge(
 pub const ALL: &[Family] = &[
     BUILD_INFO,
     UP,
+    RDMA_PRESENT,
     COLLECTIONS,
     COLLECTION_ERRORS,
     COLLECTION_DURATION,

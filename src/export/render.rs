@@ -84,6 +84,9 @@ fn write_health(w: &mut Writer, h: &Health) {
         &[health::source_name(h.source)],
         u64::from(h.up),
     );
+    if let Some(present) = h.rdma_present {
+        w.sample(&catalog::RDMA_PRESENT, &[], u64::from(present));
+    }
     w.sample(&catalog::COLLECTIONS, &[], h.collections);
     for (kind, n) in &h.errors {
         w.sample(&catalog::COLLECTION_ERRORS, &[kind], *n);

@@ -130,6 +130,20 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         .filter_map(|t| t["key"].as_str())
         .collect();
     assert!(tolerations.contains(&"nvidia.com/gpu"), "{tolerations:?}");
+    // Scheduled only on RDMA nodes, by Node Feature Discovery's labels.
+    let terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        ["nodeSelectorTerms"]
+        .as_array()
+        .expect("a required node affinity");
+    let keys: Vec<&str> = terms
+        .iter()
+        .flat_map(|t| t["matchExpressions"].as_array().unwrap())
+        .filter_map(|e| e["key"].as_str())
+        .collect();
+    assert!(
+        keys.contains(&"feature.node.kubernetes.io/rdma.capable"),
+        "{keys:?}"
+    );
 
     let c = &pod["containers"][0];
     let sc = &c["securityContext"];
@@ -181,6 +195,7 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         "readOnlyRootFilesystem",
         "drop: [ALL]",
         "POD_IP",
+        "feature.node.kubernetes.io/rdma.capable",
     ] {
         assert!(
             docs_text.contains(privilege),

@@ -23,6 +23,7 @@ mod demo_source;
 mod demo_timeline;
 mod deploy_artifacts;
 mod deploy_manifests;
+mod deploy_no_rdma;
 mod export_assets;
 mod export_attack;
 mod export_cli;
