@@ -136,6 +136,13 @@ pub const RESOURCES_USAGE: Family = gauge(
     &["device", "type"],
     "restop_resources / restop_resources_max (0 to 1), when the limit is known.",
 );
+pub const DEVICE_LIMITS_UNREAD: Family = gauge(
+    "restop_device_limits_unread",
+    &["device", "reason"],
+    "1 for a device with no maximum for some of qp, cq, mr, pd, srq: the kernel sent none and \
+     libibverbs could not read it (reason: disabled, no_library, not_listed, permission, \
+     open_failed); no series when its limits are known.",
+);
 pub const QUEUE_PAIRS: Family = gauge(
     "restop_queue_pairs",
     &["device", "state"],
@@ -219,6 +226,7 @@ pub const ALL: &[Family] = &[
     RESOURCES,
     RESOURCES_MAX,
     RESOURCES_USAGE,
+    DEVICE_LIMITS_UNREAD,
     QUEUE_PAIRS,
     ERROR_QUEUE_PAIRS,
     super::counters::PORT_HW_COUNTER,

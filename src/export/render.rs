@@ -58,6 +58,7 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
         write_device_info(&mut w, &devices);
         write_ports(&mut w, &devices);
         write_usage(&mut w, &devices);
+        write_limits_unread(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
         super::counters::write_counters(&mut w, &devices);
         super::counters::write_bound_counters(&mut w, snapshot, owners.pid_label);
@@ -170,6 +171,20 @@ fn write_usage(w: &mut Writer, devices: &[&Device]) {
             if let Some(ratio) = entry.ratio() {
                 w.sample(&catalog::RESOURCES_USAGE, &[&d.name, t.name()], ratio);
             }
+        }
+    }
+}
+
+/// Why a device's maxima are missing, so that absent usage ratios (and limit
+/// alerts that cannot fire) are explained, not silent.
+fn write_limits_unread(w: &mut Writer, devices: &[&Device]) {
+    for d in devices {
+        if let Some(reason) = d.limits_unread {
+            w.sample(
+                &catalog::DEVICE_LIMITS_UNREAD,
+                &[&d.name, reason.name()],
+                1u64,
+            );
         }
     }
 }

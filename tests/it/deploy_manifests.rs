@@ -9,7 +9,12 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const KUSTOMIZATIONS: [&str; 3] = ["base", "prometheus-operator", "host-network"];
+const KUSTOMIZATIONS: [&str; 4] = [
+    "base",
+    "prometheus-operator",
+    "host-network",
+    "rdma-device-plugin",
+];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -341,4 +346,25 @@ fn the_exporter_down_alert_fires_under_the_documented_static_scrape_configs() {
     for job in jobs {
         assert_exporter_down_fires(&promtool, &rules, &job, dir.path());
     }
+}
+
+#[test]
+fn the_device_plugin_overlay_gives_the_exporter_the_uverbs_devices() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("rdma-device-plugin"), dir.path());
+    let ds = docs.iter().find(|d| d["kind"] == "DaemonSet").unwrap();
+    let c = &ds["spec"]["template"]["spec"]["containers"][0];
+    for kind in ["requests", "limits"] {
+        assert_eq!(
+            c["resources"][kind]["rdma/rdma_shared_device_a"], "1",
+            "{kind}"
+        );
+    }
+    // Still no privilege: the device comes from the plugin, not from privileged mode.
+    assert_eq!(c["securityContext"]["privileged"], false);
+    let docs_text = std::fs::read_to_string(root().join("docs/kubernetes.md")).unwrap();
+    assert!(docs_text.contains("rdma-device-plugin"));
 }
