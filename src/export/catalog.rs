@@ -59,8 +59,8 @@ pub(super) const fn counter(
 
 pub const BUILD_INFO: Family = gauge(
     "restop_build_info",
-    &["version"],
-    "restop's version, as a label; the value is always 1.",
+    &["version", "revision", "rustc_version", "target"],
+    "restop's version, source revision, compiler and target, as labels; the value is always 1.",
 );
 pub const UP: Family = gauge(
     "restop_up",

@@ -11,6 +11,7 @@
 //! `textfile` writes it. Read-only: nothing here writes to the kernel.
 
 pub mod args;
+pub mod build_info;
 pub mod catalog;
 pub mod collector;
 pub mod counters;

@@ -79,7 +79,12 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
 }
 
 fn write_health(w: &mut Writer, h: &Health) {
-    w.sample(&catalog::BUILD_INFO, &[env!("CARGO_PKG_VERSION")], 1u64);
+    use super::build_info::{REVISION, RUSTC_VERSION, TARGET, VERSION};
+    w.sample(
+        &catalog::BUILD_INFO,
+        &[VERSION, REVISION, RUSTC_VERSION, TARGET],
+        1u64,
+    );
     w.sample(
         &catalog::UP,
         &[health::source_name(h.source)],

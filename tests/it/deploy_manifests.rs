@@ -9,11 +9,12 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const KUSTOMIZATIONS: [&str; 4] = [
+const KUSTOMIZATIONS: [&str; 5] = [
     "base",
     "prometheus-operator",
     "host-network",
     "rdma-device-plugin",
+    "network-policy",
 ];
 
 fn root() -> &'static Path {
@@ -168,7 +169,18 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert!(args.contains(&"--listen=$(POD_IP):9879"), "{args:?}");
+    // Every interface of the pod's own network namespace (port-forward works),
+    // named by the environment as in the image; no --listen argument overrides it.
+    assert!(!args.iter().any(|a| a.starts_with("--listen")), "{args:?}");
+    let listen = c["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "RESTOP_LISTEN")
+        .expect("RESTOP_LISTEN");
+    assert_eq!(listen["value"], "0.0.0.0:9879");
+    let image_build = std::fs::read_to_string(root().join("scripts/image-build.sh")).unwrap();
+    assert!(image_build.contains("--env RESTOP_LISTEN=0.0.0.0:9879"));
     // Every host path is mounted read-only, and only those docs/kubernetes.md names.
     let mut mounted: Vec<(String, String)> = Vec::new();
     for m in c["volumeMounts"].as_array().unwrap() {
@@ -199,7 +211,7 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         "/var/log/containers",
         "readOnlyRootFilesystem",
         "drop: [ALL]",
-        "POD_IP",
+        "RESTOP_LISTEN",
         "feature.node.kubernetes.io/rdma.capable",
     ] {
         assert!(
@@ -367,4 +379,30 @@ fn the_device_plugin_overlay_gives_the_exporter_the_uverbs_devices() {
     assert_eq!(c["securityContext"]["privileged"], false);
     let docs_text = std::fs::read_to_string(root().join("docs/kubernetes.md")).unwrap();
     assert!(docs_text.contains("rdma-device-plugin"));
+}
+
+#[test]
+fn the_network_policy_admits_only_prometheus_to_the_metrics_port() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("network-policy"), dir.path());
+    let policy = docs.iter().find(|d| d["kind"] == "NetworkPolicy").unwrap();
+    let ds = docs.iter().find(|d| d["kind"] == "DaemonSet").unwrap();
+    let pod_labels = &ds["spec"]["template"]["metadata"]["labels"];
+    for (k, v) in policy["spec"]["podSelector"]["matchLabels"]
+        .as_object()
+        .unwrap()
+    {
+        assert_eq!(&pod_labels[k], v, "podSelector {k}");
+    }
+    let ingress = policy["spec"]["ingress"].as_array().unwrap();
+    assert_eq!(ingress.len(), 1);
+    assert_eq!(ingress[0]["ports"][0]["port"], "metrics");
+    assert_eq!(
+        ingress[0]["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/name"],
+        "prometheus"
+    );
+    assert_eq!(policy["spec"]["egress"], serde_json::json!([]));
 }

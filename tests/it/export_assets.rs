@@ -165,6 +165,12 @@ fn the_dashboard_is_importable_json_over_restop_metrics() {
         assert!(!targets.is_empty(), "{}", panel["title"]);
         for target in targets {
             assert_eq!(target["datasource"]["uid"], "${datasource}");
+            // Rates over Grafana's $__rate_interval (at least four scrapes at any
+            // zoom), never a fixed window that breaks with another scrape interval.
+            let expr = target["expr"].as_str().unwrap();
+            if expr.contains("rate(") || expr.contains("increase(") {
+                assert!(expr.contains("[$__rate_interval]"), "{expr}");
+            }
             used.extend(metric_names(target["expr"].as_str().unwrap()));
         }
     }

@@ -52,11 +52,14 @@ fn render_snapshot(snapshot: &Snapshot, top: usize, format: Format) -> String {
     )
 }
 
-/// The version label changes with every release; golden files should not.
+/// The build labels change with every commit and toolchain; golden files should not.
 fn stable(text: String) -> String {
+    use restop::export::build_info::{REVISION, RUSTC_VERSION, TARGET, VERSION};
     text.replace(
-        &format!("version=\"{}\"", env!("CARGO_PKG_VERSION")),
-        "version=\"[version]\"",
+        &format!(
+            "version=\"{VERSION}\",revision=\"{REVISION}\",rustc_version=\"{RUSTC_VERSION}\",target=\"{TARGET}\""
+        ),
+        "version=\"[version]\",revision=\"[revision]\",rustc_version=\"[rustc]\",target=\"[target]\"",
     )
 }
 

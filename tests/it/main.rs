@@ -22,6 +22,7 @@ mod counters_bound;
 mod demo_source;
 mod demo_timeline;
 mod deploy_artifacts;
+mod deploy_build_info;
 mod deploy_manifests;
 mod deploy_no_rdma;
 mod export_assets;
