@@ -21,13 +21,13 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn on_path(tool: &str) -> Option<PathBuf> {
+pub(crate) fn on_path(tool: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|dir| dir.join(tool))
         .find(|p| p.is_file())
 }
 
-fn run(cmd: &mut Command) -> String {
+pub(crate) fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
         out.status.success(),
@@ -39,14 +39,14 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn render(kustomization: &str) -> String {
+pub(crate) fn render(kustomization: &str) -> String {
     run(Command::new("kubectl")
         .arg("kustomize")
         .arg(root().join("deploy/kubernetes").join(kustomization)))
 }
 
 /// The documents of a YAML stream, as JSON (PyYAML comes with kubernetes-validate).
-fn documents(yaml: &str, dir: &Path) -> Vec<Value> {
+pub(crate) fn documents(yaml: &str, dir: &Path) -> Vec<Value> {
     let file = dir.join("stream.yaml");
     std::fs::write(&file, yaml).unwrap();
     let json = run(Command::new("python3").arg("-c").arg(
