@@ -193,7 +193,12 @@ fn the_chart_renders_what_the_kustomize_overlays_render() {
     // The Operator overlay: the same scrape, plus the namespace it is limited to.
     let kustomized = documents(&render("prometheus-operator"), dir.path());
     let charted = documents(
-        &template(&["serviceMonitor.enabled=true", "prometheusRule.enabled=true"]),
+        &template(&[
+            "serviceMonitor.enabled=true",
+            "prometheusRule.enabled=true",
+            // The kustomize PrometheusRule carries the alerting rules only.
+            "prometheusRule.fleetRecordingRules=false",
+        ]),
         dir.path(),
     );
     let mut chart_sm = spec_of(&charted, "ServiceMonitor").clone();
@@ -292,5 +297,35 @@ fn the_exporter_down_alert_fires_under_the_charts_monitors() {
         for job in [sm_job, pm_job] {
             assert_exporter_down_fires(&promtool, &rules, &job, dir.path());
         }
+    }
+}
+
+#[test]
+fn the_fleet_recording_rules_are_added_when_the_chart_carries_them() {
+    if !tools(&["helm"]) {
+        return;
+    }
+    let fleet = chart().join("files/restop-fleet-rules.yml");
+    let dir = tempfile::tempdir().unwrap();
+    let groups = |sets: &[&str]| -> usize {
+        let docs = documents(&template(sets), dir.path());
+        find(&docs, "PrometheusRule")["spec"]["groups"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let without = groups(&[
+        "prometheusRule.enabled=true",
+        "prometheusRule.fleetRecordingRules=false",
+    ]);
+    let with = groups(&["prometheusRule.enabled=true"]);
+    if fleet.exists() {
+        assert!(
+            with > without,
+            "{with} groups with the fleet rules, {without} without"
+        );
+    } else {
+        println!("no files/restop-fleet-rules.yml: the switch adds nothing");
+        assert_eq!(with, without);
     }
 }
