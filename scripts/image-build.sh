@@ -37,7 +37,8 @@ buildah copy --quiet "$ctr" "$root" / >/dev/null
 buildah config \
 	--user 65534:65534 \
 	--entrypoint '["/usr/bin/restop"]' \
-	--cmd '["export", "--listen", "0.0.0.0:9879"]' \
+	--env RESTOP_LISTEN=0.0.0.0:9879 \
+	--cmd '["export"]' \
 	--port 9879/tcp \
 	--label org.opencontainers.image.title=restop \
 	--label org.opencontainers.image.description="top for RDMA resources, with a Prometheus exporter" \

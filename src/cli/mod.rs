@@ -63,6 +63,7 @@ device), 2 usage error (or a bad config file).";
 #[command(
     name = "restop",
     version,
+    long_version = crate::export::build_info::LONG_VERSION,
     about = "top for RDMA resources: QPs, CQs, MRs, PDs, CM IDs, contexts and SRQs per device and process",
     long_about = "top for RDMA resources.\n\n\
 restop reads the kernel's RDMA resource tracking (what `rdma resource show` \

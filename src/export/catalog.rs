@@ -59,13 +59,20 @@ pub(super) const fn counter(
 
 pub const BUILD_INFO: Family = gauge(
     "restop_build_info",
-    &["version"],
-    "restop's version, as a label; the value is always 1.",
+    &["version", "revision", "rustc_version", "target"],
+    "restop's version, source revision, compiler and target, as labels; the value is always 1.",
 );
 pub const UP: Family = gauge(
     "restop_up",
     &["source"],
     "1 when the last collection read the source (live kernel, demo, replay), 0 when it failed.",
+);
+pub const RDMA_PRESENT: Family = gauge(
+    "restop_rdma_present",
+    &[],
+    "1 when the last collection found RDMA devices, 0 when the host has no RDMA subsystem or no \
+     device (nothing to monitor; the alerting rules do not page for it); absent until a \
+     collection could tell.",
 );
 pub const COLLECTIONS: Family = counter(
     "restop_collections_total",
@@ -128,6 +135,13 @@ pub const RESOURCES_USAGE: Family = gauge(
     "restop_resources_usage_ratio",
     &["device", "type"],
     "restop_resources / restop_resources_max (0 to 1), when the limit is known.",
+);
+pub const DEVICE_LIMITS_UNREAD: Family = gauge(
+    "restop_device_limits_unread",
+    &["device", "reason"],
+    "1 for a device with no maximum for some of qp, cq, mr, pd, srq: the kernel sent none and \
+     libibverbs could not read it (reason: disabled, no_library, not_listed, permission, \
+     open_failed); no series when its limits are known.",
 );
 pub const QUEUE_PAIRS: Family = gauge(
     "restop_queue_pairs",
@@ -201,6 +215,7 @@ pub const PROCESS_MR_BYTES: Family = gauge(
 pub const ALL: &[Family] = &[
     BUILD_INFO,
     UP,
+    RDMA_PRESENT,
     COLLECTIONS,
     COLLECTION_ERRORS,
     COLLECTION_DURATION,
@@ -211,6 +226,7 @@ pub const ALL: &[Family] = &[
     RESOURCES,
     RESOURCES_MAX,
     RESOURCES_USAGE,
+    DEVICE_LIMITS_UNREAD,
     QUEUE_PAIRS,
     ERROR_QUEUE_PAIRS,
     super::counters::PORT_HW_COUNTER,

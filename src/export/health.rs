@@ -70,6 +70,10 @@ pub struct Health {
     pub last_success: Option<UnixMs>,
     /// The last collection's error, for stderr (not exported: free text).
     pub last_error: Option<String>,
+    /// Whether the host has RDMA: the kernel answered with at least one device
+    /// (`true`), or has no RDMA subsystem or no device (`false`). `None` until a
+    /// collection could tell (a permission error or a timeout says nothing).
+    pub rdma_present: Option<bool>,
 }
 
 impl Health {
@@ -82,6 +86,7 @@ impl Health {
             last_duration: Duration::ZERO,
             last_success: None,
             last_error: None,
+            rdma_present: None,
         }
     }
 
@@ -93,6 +98,7 @@ impl Health {
         self.last_duration = took;
         self.last_success = Some(now);
         self.last_error = None;
+        self.rdma_present = Some(!snapshot.devices.is_empty());
         for warning in &snapshot.meta.warnings {
             match warning.kind {
                 WarningKind::DumpFailed => self.count("dump_failed"),
@@ -107,7 +113,16 @@ impl Health {
         self.up = false;
         self.last_duration = took;
         self.last_error = Some(err.to_string());
+        if matches!(err, CollectError::NoRdmaSupport(_)) {
+            self.rdma_present = Some(false);
+        }
         self.count(error_kind(err));
+    }
+
+    /// A host without RDMA: the last collection found no RDMA subsystem or no
+    /// device. Nothing to monitor there, which is not a failure of restop.
+    pub fn without_rdma(&self) -> bool {
+        self.rdma_present == Some(false)
     }
 
     fn count(&mut self, kind: &'static str) {
@@ -151,8 +166,33 @@ mod tests {
         assert!(!h.up);
         assert_eq!(h.collections, 2);
         assert_eq!(h.errors["no_rdma"], 1);
+        assert!(h.without_rdma());
         assert_eq!(h.last_success, Some(UnixMs(1_000)));
         assert!(h.last_error.as_deref().unwrap_or("").contains("no RDMA"));
+    }
+
+    #[test]
+    fn rdma_is_present_with_a_device_absent_without_and_unknown_before_an_answer() {
+        let mut h = Health::new(SourceKind::Live);
+        assert_eq!(h.rdma_present, None);
+        h.record_failure(
+            &CollectError::Timeout {
+                what: "RES_GET".into(),
+                after: Duration::from_secs(5),
+            },
+            Duration::from_millis(1),
+        );
+        assert_eq!(h.rdma_present, None, "a timeout says nothing about RDMA");
+        h.record_success(
+            &snapshot_with(Vec::new()),
+            Duration::from_millis(1),
+            UnixMs(1),
+        );
+        assert!(h.without_rdma(), "a kernel with RDMA but no device");
+        let mut snap = snapshot_with(Vec::new());
+        snap.devices.push(crate::model::Device::new(0, "mlx5_0"));
+        h.record_success(&snap, Duration::from_millis(1), UnixMs(2));
+        assert_eq!(h.rdma_present, Some(true));
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! into one document (`exposition` writes the formats); `http` serves it;
 //! `textfile` writes it. Read-only: nothing here writes to the kernel.
 
+pub mod build_info;
 pub mod catalog;
 pub mod collector;
 pub mod counters;

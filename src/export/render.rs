@@ -58,6 +58,7 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
         write_device_info(&mut w, &devices);
         write_ports(&mut w, &devices);
         write_usage(&mut w, &devices);
+        write_limits_unread(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
         super::counters::write_counters(&mut w, &devices);
         super::counters::write_bound_counters(&mut w, snapshot, owners.pid_label);
@@ -78,12 +79,20 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
 }
 
 fn write_health(w: &mut Writer, h: &Health) {
-    w.sample(&catalog::BUILD_INFO, &[env!("CARGO_PKG_VERSION")], 1u64);
+    use super::build_info::{REVISION, RUSTC_VERSION, TARGET, VERSION};
+    w.sample(
+        &catalog::BUILD_INFO,
+        &[VERSION, REVISION, RUSTC_VERSION, TARGET],
+        1u64,
+    );
     w.sample(
         &catalog::UP,
         &[health::source_name(h.source)],
         u64::from(h.up),
     );
+    if let Some(present) = h.rdma_present {
+        w.sample(&catalog::RDMA_PRESENT, &[], u64::from(present));
+    }
     w.sample(&catalog::COLLECTIONS, &[], h.collections);
     for (kind, n) in &h.errors {
         w.sample(&catalog::COLLECTION_ERRORS, &[kind], *n);
@@ -167,6 +176,20 @@ fn write_usage(w: &mut Writer, devices: &[&Device]) {
             if let Some(ratio) = entry.ratio() {
                 w.sample(&catalog::RESOURCES_USAGE, &[&d.name, t.name()], ratio);
             }
+        }
+    }
+}
+
+/// Why a device's maxima are missing, so that absent usage ratios (and limit
+/// alerts that cannot fire) are explained, not silent.
+fn write_limits_unread(w: &mut Writer, devices: &[&Device]) {
+    for d in devices {
+        if let Some(reason) = d.limits_unread {
+            w.sample(
+                &catalog::DEVICE_LIMITS_UNREAD,
+                &[&d.name, reason.name()],
+                1u64,
+            );
         }
     }
 }

@@ -86,7 +86,16 @@ fn textfile_once(path: &Path, mut session: Session, mut collector: Collector) ->
     write_atomically(path, exposition.body(Format::Text))
         .with_context(|| format!("writing {}", path.display()))?;
     let health = collector.health();
-    if health.up {
+    if health.up && !health.without_rdma() {
+        return Ok(0);
+    }
+    // A host without RDMA has nothing to monitor: the file says so, and that is no failure.
+    if health.without_rdma() {
+        tell(&format!(
+            "no RDMA on this host ({} written with restop_rdma_present 0): {}",
+            path.display(),
+            health.last_error.as_deref().unwrap_or("no RDMA device")
+        ));
         return Ok(0);
     }
     tell(&format!(

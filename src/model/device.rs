@@ -32,6 +32,39 @@ pub enum LimitSource {
     Demo,
 }
 
+/// Why a device has no maximum for a type that can have one (docs/limits.md):
+/// the kernel's summary sent none and libibverbs could not tell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitsUnread {
+    /// `--no-verbs`: libibverbs is never asked.
+    Disabled,
+    /// libibverbs (or a function restop calls) could not be loaded.
+    NoLibrary,
+    /// libibverbs does not list the device: no user-space provider for it, or
+    /// its `/dev/infiniband/uverbsN` is not there (a private `/dev`, a
+    /// container without the device).
+    NotListed,
+    /// Opening `/dev/infiniband/uverbsN` was refused (EACCES, EPERM: the file's
+    /// mode, a device cgroup, systemd's `DevicePolicy`).
+    Permission,
+    /// Opening or querying the device failed otherwise.
+    OpenFailed,
+}
+
+impl LimitsUnread {
+    /// The name in metric labels (the serde spelling).
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitsUnread::Disabled => "disabled",
+            LimitsUnread::NoLibrary => "no_library",
+            LimitsUnread::NotListed => "not_listed",
+            LimitsUnread::Permission => "permission",
+            LimitsUnread::OpenFailed => "open_failed",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UsageEntry {
     pub current: u64,
@@ -107,6 +140,10 @@ pub struct Device {
     /// Per-object limits (largest QP, CQ, MR), when the verbs library told them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_limits: Option<ObjectLimits>,
+    /// Why maxima the kernel did not send could not be read either (live
+    /// collections only; not part of JSON or recordings).
+    #[serde(skip)]
+    pub limits_unread: Option<LimitsUnread>,
     pub objects: DumpStatus,
 }
 
@@ -125,6 +162,7 @@ impl Device {
             pf: None,
             usage: Usage::default(),
             object_limits: None,
+            limits_unread: None,
             objects: DumpStatus::default(),
         }
     }

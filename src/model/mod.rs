@@ -21,7 +21,7 @@ pub mod snapshot;
 pub mod tally;
 pub mod time;
 
-pub use device::{Device, DumpStatus, LimitSource, Port, Usage, UsageEntry};
+pub use device::{Device, DumpStatus, LimitSource, LimitsUnread, Port, Usage, UsageEntry};
 pub use enums::{
     CmState, PhysState, PollContext, PortState, QpState, QpType, SrqType, StateCounts,
 };

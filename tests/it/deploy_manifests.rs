@@ -9,19 +9,25 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const KUSTOMIZATIONS: [&str; 3] = ["base", "prometheus-operator", "host-network"];
+const KUSTOMIZATIONS: [&str; 5] = [
+    "base",
+    "prometheus-operator",
+    "host-network",
+    "rdma-device-plugin",
+    "network-policy",
+];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn on_path(tool: &str) -> Option<PathBuf> {
+pub(crate) fn on_path(tool: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|dir| dir.join(tool))
         .find(|p| p.is_file())
 }
 
-fn run(cmd: &mut Command) -> String {
+pub(crate) fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
         out.status.success(),
@@ -33,14 +39,14 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn render(kustomization: &str) -> String {
+pub(crate) fn render(kustomization: &str) -> String {
     run(Command::new("kubectl")
         .arg("kustomize")
         .arg(root().join("deploy/kubernetes").join(kustomization)))
 }
 
 /// The documents of a YAML stream, as JSON (PyYAML comes with kubernetes-validate).
-fn documents(yaml: &str, dir: &Path) -> Vec<Value> {
+pub(crate) fn documents(yaml: &str, dir: &Path) -> Vec<Value> {
     let file = dir.join("stream.yaml");
     std::fs::write(&file, yaml).unwrap();
     let json = run(Command::new("python3").arg("-c").arg(
@@ -130,6 +136,20 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         .filter_map(|t| t["key"].as_str())
         .collect();
     assert!(tolerations.contains(&"nvidia.com/gpu"), "{tolerations:?}");
+    // Scheduled only on RDMA nodes, by Node Feature Discovery's labels.
+    let terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        ["nodeSelectorTerms"]
+        .as_array()
+        .expect("a required node affinity");
+    let keys: Vec<&str> = terms
+        .iter()
+        .flat_map(|t| t["matchExpressions"].as_array().unwrap())
+        .filter_map(|e| e["key"].as_str())
+        .collect();
+    assert!(
+        keys.contains(&"feature.node.kubernetes.io/rdma.capable"),
+        "{keys:?}"
+    );
 
     let c = &pod["containers"][0];
     let sc = &c["securityContext"];
@@ -149,7 +169,18 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert!(args.contains(&"--listen=$(POD_IP):9879"), "{args:?}");
+    // Every interface of the pod's own network namespace (port-forward works),
+    // named by the environment as in the image; no --listen argument overrides it.
+    assert!(!args.iter().any(|a| a.starts_with("--listen")), "{args:?}");
+    let listen = c["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "RESTOP_LISTEN")
+        .expect("RESTOP_LISTEN");
+    assert_eq!(listen["value"], "0.0.0.0:9879");
+    let image_build = std::fs::read_to_string(root().join("scripts/image-build.sh")).unwrap();
+    assert!(image_build.contains("--env RESTOP_LISTEN=0.0.0.0:9879"));
     // Every host path is mounted read-only, and only those docs/kubernetes.md names.
     let mut mounted: Vec<(String, String)> = Vec::new();
     for m in c["volumeMounts"].as_array().unwrap() {
@@ -180,7 +211,8 @@ fn the_daemonset_asks_only_for_what_docs_explain() {
         "/var/log/containers",
         "readOnlyRootFilesystem",
         "drop: [ALL]",
-        "POD_IP",
+        "RESTOP_LISTEN",
+        "feature.node.kubernetes.io/rdma.capable",
     ] {
         assert!(
             docs_text.contains(privilege),
@@ -221,4 +253,156 @@ fn the_operator_resources_scrape_the_exporter_and_carry_valid_rules() {
     let rules = dir.path().join("rules.json");
     std::fs::write(&rules, serde_json::to_string(&rule["spec"]).unwrap()).unwrap();
     run(Command::new(promtool).arg("check").arg("rules").arg(&rules));
+}
+
+/// The job label the Prometheus Operator gives a monitor's targets: with
+/// `spec.jobLabel`, the value of that label on the scraped object (the Service
+/// for a ServiceMonitor, the pod for a PodMonitor); without it, the Service's
+/// name, or `<namespace>/<PodMonitor name>`.
+pub(crate) fn operator_job(monitor: &Value, scraped: &Value, default: String) -> String {
+    match monitor["spec"]["jobLabel"].as_str() {
+        Some(label) => scraped["metadata"]["labels"][label]
+            .as_str()
+            .unwrap_or_else(|| panic!("jobLabel {label} is not a label of the scraped object"))
+            .to_string(),
+        None => default,
+    }
+}
+
+/// `promtool test rules` that RestopExporterDown of `rules` fires for a target
+/// of `job` that cannot be scraped.
+pub(crate) fn assert_exporter_down_fires(promtool: &Path, rules: &Path, job: &str, dir: &Path) {
+    let test = dir.join(format!("exporter-down-{}.test.yml", job.replace('/', "_")));
+    let text = format!(
+        r#"rule_files: [{rules:?}]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'up{{instance="node-1",job="{job}"}}'
+        values: '0x15'
+    alert_rule_test:
+      - eval_time: 10m
+        alertname: RestopExporterDown
+        exp_alerts:
+          - exp_labels: {{severity: warning, instance: node-1, job: "{job}"}}
+            exp_annotations:
+              summary: "restop exporter on node-1 cannot be scraped"
+              description: "Prometheus has failed to scrape restop on node-1 for 5 minutes: RDMA resources of that host are not monitored."
+"#
+    );
+    std::fs::write(&test, text).unwrap();
+    let out = Command::new(promtool)
+        .arg("test")
+        .arg("rules")
+        .arg(&test)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "RestopExporterDown does not fire for job {job:?}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_exporter_down_alert_fires_under_the_shipped_servicemonitor() {
+    if on_path("kubectl").is_none() {
+        println!("skipped: kubectl not installed (tests/run-all.sh installs it)");
+        return;
+    }
+    let Some(promtool) = on_path("promtool") else {
+        println!("skipped: promtool not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("prometheus-operator"), dir.path());
+    let sm = docs.iter().find(|d| d["kind"] == "ServiceMonitor").unwrap();
+    let svc = docs.iter().find(|d| d["kind"] == "Service").unwrap();
+    let job = operator_job(
+        sm,
+        svc,
+        svc["metadata"]["name"].as_str().unwrap().to_string(),
+    );
+    let rule = docs.iter().find(|d| d["kind"] == "PrometheusRule").unwrap();
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, serde_json::to_string(&rule["spec"]).unwrap()).unwrap();
+    assert_exporter_down_fires(&promtool, &rules, &job, dir.path());
+}
+
+#[test]
+fn the_exporter_down_alert_fires_under_the_documented_static_scrape_configs() {
+    let Some(promtool) = on_path("promtool") else {
+        println!("skipped: promtool not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rules = root().join("assets/prometheus/restop-rules.yml");
+    // The example configuration, as Prometheus reads it, and the one in the docs.
+    run(Command::new(&promtool)
+        .arg("check")
+        .arg("config")
+        .arg(root().join("deploy/prometheus/static.yml")));
+    let mut jobs = Vec::new();
+    for file in ["deploy/prometheus/static.yml", "docs/kubernetes.md"] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let found: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- job_name:"))
+            .map(|j| j.trim().to_string())
+            .collect();
+        assert!(!found.is_empty(), "{file} has no job_name");
+        jobs.extend(found);
+    }
+    for job in jobs {
+        assert_exporter_down_fires(&promtool, &rules, &job, dir.path());
+    }
+}
+
+#[test]
+fn the_device_plugin_overlay_gives_the_exporter_the_uverbs_devices() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("rdma-device-plugin"), dir.path());
+    let ds = docs.iter().find(|d| d["kind"] == "DaemonSet").unwrap();
+    let c = &ds["spec"]["template"]["spec"]["containers"][0];
+    for kind in ["requests", "limits"] {
+        assert_eq!(
+            c["resources"][kind]["rdma/rdma_shared_device_a"], "1",
+            "{kind}"
+        );
+    }
+    // Still no privilege: the device comes from the plugin, not from privileged mode.
+    assert_eq!(c["securityContext"]["privileged"], false);
+    let docs_text = std::fs::read_to_string(root().join("docs/kubernetes.md")).unwrap();
+    assert!(docs_text.contains("rdma-device-plugin"));
+}
+
+#[test]
+fn the_network_policy_admits_only_prometheus_to_the_metrics_port() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents(&render("network-policy"), dir.path());
+    let policy = docs.iter().find(|d| d["kind"] == "NetworkPolicy").unwrap();
+    let ds = docs.iter().find(|d| d["kind"] == "DaemonSet").unwrap();
+    let pod_labels = &ds["spec"]["template"]["metadata"]["labels"];
+    for (k, v) in policy["spec"]["podSelector"]["matchLabels"]
+        .as_object()
+        .unwrap()
+    {
+        assert_eq!(&pod_labels[k], v, "podSelector {k}");
+    }
+    let ingress = policy["spec"]["ingress"].as_array().unwrap();
+    assert_eq!(ingress.len(), 1);
+    assert_eq!(ingress[0]["ports"][0]["port"], "metrics");
+    assert_eq!(
+        ingress[0]["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/name"],
+        "prometheus"
+    );
+    assert_eq!(policy["spec"]["egress"], serde_json::json!([]));
 }

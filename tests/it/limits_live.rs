@@ -7,7 +7,7 @@ use crate::support::fake_kernel::FakeKernel;
 use crate::support::fake_proc::FakeProc;
 use restop::collect::verbs::{AttrReader, DeviceAttrs, VerbsError, VerbsLimits};
 use restop::collect::{LiveOptions, LiveSource};
-use restop::model::{LimitSource, ProcessKey, ResourceType, Snapshot, TypeCounts};
+use restop::model::{LimitSource, LimitsUnread, ProcessKey, ResourceType, Snapshot, TypeCounts};
 use restop::nldev::NldevClient;
 use restop::nldev::consts::cmd;
 use restop::source::{CollectRequest, Source};
@@ -105,6 +105,9 @@ fn verbs_limits_fill_in_what_the_summary_lacks() {
     let rxe1 = snap.device(1).unwrap();
     assert_eq!(rxe1.usage.get(ResourceType::Qp).unwrap().max, None);
     assert!(rxe1.object_limits.is_none());
+    // And why, for the exporter's restop_device_limits_unread.
+    assert_eq!(rxe0.limits_unread, None);
+    assert_eq!(rxe1.limits_unread, Some(LimitsUnread::Permission));
     let notes = src.take_notes();
     assert!(
         notes
@@ -143,6 +146,7 @@ fn without_verbs_limits_stay_unknown_and_the_summary_is_taken_once() {
     let snap = collect(&mut src);
     for d in &snap.devices {
         assert!(d.usage.0.values().all(|e| e.max.is_none()), "{}", d.name);
+        assert_eq!(d.limits_unread, Some(LimitsUnread::Disabled), "{}", d.name);
     }
     assert!(src.take_notes().is_empty());
     assert_eq!(summaries_asked(src), 1);
@@ -167,7 +171,8 @@ fn a_missing_libibverbs_is_a_quiet_note() {
     assert!(
         snap.devices
             .iter()
-            .all(|d| d.usage.get(ResourceType::Qp).unwrap().max.is_none())
+            .all(|d| d.usage.get(ResourceType::Qp).unwrap().max.is_none()
+                && d.limits_unread == Some(LimitsUnread::NoLibrary))
     );
     let notes = src.take_notes();
     assert_eq!(notes.len(), 1, "{notes:?}");

@@ -87,6 +87,16 @@ impl<T: Transport> LiveSource<T> {
             if let Some(attrs) = self.verbs.attrs(device.index, &device.name) {
                 attrs.apply_to(device);
             }
+            // Still a maximum missing that verbs could give: say why (the exporter's
+            // restop_device_limits_unread).
+            let missing = VERBS_LIMITED
+                .iter()
+                .any(|t| device.usage.get(*t).is_some_and(|e| e.max.is_none()));
+            device.limits_unread = if missing {
+                self.verbs.unread(device.index, &device.name)
+            } else {
+                None
+            };
         }
         let mut notes = self.verbs.take_notes();
         notes.extend(self.client.take_transport_notes());

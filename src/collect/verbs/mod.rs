@@ -17,7 +17,7 @@ mod stderr;
 pub use library::{AttrReader, LIBIBVERBS, Libibverbs, VerbsError};
 
 use self::ffi::IbvDeviceAttr;
-use crate::model::{Device, LimitSource, ObjectLimits, ResourceType};
+use crate::model::{Device, LimitSource, LimitsUnread, ObjectLimits, ResourceType};
 use std::collections::HashMap;
 
 /// The attributes restop uses; `None` where the device reported 0 or less.
@@ -101,6 +101,20 @@ pub struct DeviceKey {
     pub node_guid: Option<u64>,
 }
 
+/// The reason a metric label gives for a library error.
+fn unread_reason(e: &VerbsError) -> LimitsUnread {
+    const EPERM: i32 = 1;
+    const EACCES: i32 = 13;
+    match e {
+        VerbsError::Library(..) | VerbsError::Symbol(..) => LimitsUnread::NoLibrary,
+        VerbsError::NoDevices(_) | VerbsError::NotListed(_) => LimitsUnread::NotListed,
+        VerbsError::Open(_, errno) if *errno == EACCES || *errno == EPERM => {
+            LimitsUnread::Permission
+        }
+        VerbsError::Open(..) | VerbsError::Query(..) => LimitsUnread::OpenFailed,
+    }
+}
+
 /// How the reader is made: the real library, or a fake in tests.
 pub type ReaderFactory = Box<dyn FnMut() -> Result<Box<dyn AttrReader>, VerbsError> + Send>;
 
@@ -110,7 +124,7 @@ pub struct VerbsLimits {
     /// `None` until first needed; `Some(Err)` when the library is missing,
     /// which is not retried.
     reader: Option<Result<Box<dyn AttrReader>, VerbsError>>,
-    known: HashMap<DeviceKey, Option<DeviceAttrs>>,
+    known: HashMap<DeviceKey, Result<DeviceAttrs, LimitsUnread>>,
     notes: Vec<String>,
 }
 
@@ -228,14 +242,14 @@ impl VerbsLimits {
             let attrs = match result {
                 Ok(attrs) => {
                     opened = true;
-                    Some(attrs)
+                    Ok(attrs)
                 }
                 Err(e) => {
                     // A failed query may still have opened the device.
                     opened |= matches!(e, VerbsError::Query(..));
                     self.notes
                         .push(format!("no verbs limits for {}: {e}", key.name));
-                    None
+                    Err(unread_reason(&e))
                 }
             };
             self.known.insert(key.clone(), attrs);
@@ -248,7 +262,23 @@ impl VerbsLimits {
         self.known
             .iter()
             .find(|(k, _)| k.index == index && k.name == name)
-            .and_then(|(_, a)| a.as_ref())
+            .and_then(|(_, a)| a.as_ref().ok())
+    }
+
+    /// Why the library gave no attributes for a device: it is disabled, could
+    /// not be loaded, or that device failed (`None` when it gave them, or was
+    /// never asked).
+    pub fn unread(&self, index: u32, name: &str) -> Option<LimitsUnread> {
+        if self.make_reader.is_none() {
+            return Some(LimitsUnread::Disabled);
+        }
+        if let Some(Err(e)) = &self.reader {
+            return Some(unread_reason(e));
+        }
+        self.known
+            .iter()
+            .find(|(k, _)| k.index == index && k.name == name)
+            .and_then(|(_, a)| a.as_ref().err().copied())
     }
 
     /// Diagnostics (missing library, a device that would not open, what the
@@ -331,6 +361,8 @@ mod tests {
         assert_eq!(*calls.lock().unwrap(), ["rxe0", "broken"]);
         assert!(limits.attrs(0, "rxe0").is_some());
         assert!(limits.attrs(1, "broken").is_none());
+        assert_eq!(limits.unread(0, "rxe0"), None);
+        assert_eq!(limits.unread(1, "broken"), Some(LimitsUnread::Permission));
         let notes = limits.take_notes();
         assert!(notes.iter().any(|n| n.contains("broken")), "{notes:?}");
         // rxe0 deleted and added again: a new index.
@@ -354,6 +386,7 @@ mod tests {
         assert!(!limits.needs_query(&devices));
         assert!(!limits.query_new(&devices));
         assert_eq!(*tries.lock().unwrap(), 1);
+        assert_eq!(limits.unread(0, "rxe0"), Some(LimitsUnread::NoLibrary));
         let notes = limits.take_notes();
         assert_eq!(notes.len(), 1);
         assert!(
@@ -368,6 +401,7 @@ mod tests {
         assert!(!limits.needs_query(&[key(0, "rxe0")]));
         assert!(!limits.query_new(&[key(0, "rxe0")]));
         assert!(limits.take_notes().is_empty());
+        assert_eq!(limits.unread(0, "rxe0"), Some(LimitsUnread::Disabled));
     }
 
     #[test]
