@@ -13,6 +13,7 @@ pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod export;
+pub mod fleet;
 pub mod manual;
 pub mod model;
 pub mod nldev;

@@ -86,6 +86,7 @@ fn run_manual(args: &Cli) -> Option<Result<u8>> {
                 },
             )
         }
+        Command::Fleet(fleet) => Some(restop::fleet::run(fleet, args.config.as_deref())),
         Command::Export(_) => None,
     }
 }
