@@ -148,8 +148,8 @@ pub fn render_once(doc: &FleetDocument) -> String {
         }
         let _ = writeln!(
             out,
-            "\nTop {}es by {}",
-            list.kind.name(),
+            "\nTop {} by {}",
+            list.kind.plural(),
             list.metric.name()
         );
         for c in list.consumers.iter().take(5) {

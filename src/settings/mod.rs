@@ -70,6 +70,8 @@ pub struct SourceSettings {
     pub verbs: bool,
     /// How far into its timeline the simulated host starts (`--demo-at`).
     pub demo_at: Duration,
+    /// The simulated host's name and troubles (`--demo-host`).
+    pub demo_host: Option<String>,
 }
 
 impl Default for SourceSettings {
@@ -81,6 +83,7 @@ impl Default for SourceSettings {
             objects_every: Duration::ZERO,
             verbs: true,
             demo_at: Duration::ZERO,
+            demo_host: None,
         }
     }
 }

@@ -20,6 +20,15 @@ impl ConsumerKind {
         ConsumerKind::Namespace,
     ];
 
+    /// The plural, for headings.
+    pub fn plural(self) -> &'static str {
+        match self {
+            ConsumerKind::Process => "processes",
+            ConsumerKind::Pod => "pods",
+            ConsumerKind::Namespace => "namespaces",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             ConsumerKind::Process => "process",

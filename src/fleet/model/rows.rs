@@ -193,11 +193,10 @@ fn judge(
         );
     }
     if let Some(u) = &h.worst_usage {
-        let pct = u.ratio * 100.0;
-        let what = format!("{} {} at {pct:.0}%", u.device, u.rtype.name());
-        if pct >= rules.thresholds.critical {
+        let what = format!("{} {} at {:.0}%", u.device, u.rtype.name(), u.ratio * 100.0);
+        if u.ratio >= rules.thresholds.critical {
             raise(RowStatus::Critical, what, &mut why);
-        } else if pct >= rules.thresholds.warn {
+        } else if u.ratio >= rules.thresholds.warn {
             raise(RowStatus::Warning, what, &mut why);
         }
     }
