@@ -66,10 +66,8 @@ fn a_refresh_with_dead_and_hanging_exporters_ends_within_the_timeout() {
     let hanging: Vec<TcpListener> = (0..2)
         .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
         .collect();
-    let mut dead = Vec::new();
-    for _ in 0..3 {
-        dead.push(format!("127.0.0.1:{}", free_port()));
-    }
+    // Dead: port 1 (tcpmux) on three loopback addresses, where nothing listens.
+    let dead: Vec<String> = (1..=3).map(|i| format!("127.0.0.{i}:1")).collect();
     for (_, t) in &targets {
         wait_listening(t.rsplit(':').next().unwrap().parse().unwrap());
     }
@@ -143,7 +141,7 @@ fn a_refresh_with_dead_and_hanging_exporters_ends_within_the_timeout() {
 
 #[test]
 fn a_fleet_with_no_exporter_answering_exits_1_with_the_reason() {
-    let dead = format!("127.0.0.1:{}", free_port());
+    let dead = "127.0.0.1:1".to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_restop"))
         .args(["fleet", "--once", "--http-timeout", "1s", "--hosts", &dead])
         .output()

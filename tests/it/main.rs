@@ -34,6 +34,7 @@ mod export_textfile;
 mod fleet_direct;
 mod fleet_errors;
 mod fleet_prometheus;
+mod fleet_rules;
 mod kube_join;
 mod kube_owners;
 mod limits_live;
