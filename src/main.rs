@@ -108,6 +108,7 @@ fn run_manual(args: &Cli) -> Option<Result<u8>> {
                 },
             )
         }
+        Command::Fleet(fleet) => Some(restop::fleet::run(fleet, args.config.as_deref())),
         Command::Export(_) => None,
     }
 }

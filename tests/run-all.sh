@@ -78,7 +78,7 @@ echo "== fuzz smoke run (cargo-fuzz, 15 s per target)"
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
 	command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
 	fuzz_work="$(mktemp -d)"
-	for target in nldev_parse nldev_client live_collect recording replay_frame http_request config_file; do
+	for target in nldev_parse nldev_client live_collect recording replay_frame http_request config_file fleet_exposition fleet_prom_json; do
 		mkdir -p "$fuzz_work/$target"
 		# New inputs go to a scratch corpus: fuzz/corpus holds only the committed seeds.
 		cargo +nightly fuzz run -O "$target" "$fuzz_work/$target" "fuzz/corpus/$target" -- \

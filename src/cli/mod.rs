@@ -11,6 +11,7 @@
 mod export;
 mod export_refusal;
 mod filters;
+mod fleet;
 mod interactive;
 mod mode;
 mod report;
@@ -29,6 +30,7 @@ pub use crate::settings::{Mode, Settings};
 pub use export::{EXPORT_EXAMPLES, ExportArgs};
 pub use export_refusal::check_export_options;
 pub use filters::FilterArgs;
+pub use fleet::FleetArgs;
 pub use interactive::InteractiveArgs;
 pub use mode::{ModeArgs, RecordingArgs};
 pub use report::ReportArgs;
@@ -128,6 +130,15 @@ pub enum Command {
                       deployment: docs/exporter.md."
     )]
     Export(ExportArgs),
+    /// The whole fleet from Prometheus (or the exporters): hosts worst first.
+    #[command(
+        long_about = "Every host that a Prometheus server scrapes restop from (--prometheus), \
+                      or a list of exporters scraped directly (--hosts, --hosts-file): hosts \
+                      worst first with their usage, ERROR QPs, leak suspects and NIC health, \
+                      and the cluster's top consumers. --once prints a report, --json one \
+                      document. Set-up and queries: docs/fleet.md."
+    )]
+    Fleet(Box<FleetArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         long_about = "Print the completion script for SHELL on stdout, generated from \
@@ -155,7 +166,7 @@ impl Command {
     pub fn export_args(&self) -> Option<&ExportArgs> {
         match self {
             Command::Export(args) => Some(args),
-            Command::Completions { .. } | Command::Man { .. } => None,
+            Command::Completions { .. } | Command::Man { .. } | Command::Fleet(_) => None,
         }
     }
 }

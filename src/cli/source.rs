@@ -32,6 +32,22 @@ pub struct SourceArgs {
     )]
     pub seed: u64,
 
+    /// Name the simulated host, with troubles of its own (with --demo).
+    #[arg(
+        long = "demo-host",
+        value_name = "NAME",
+        requires = "demo",
+        global = true,
+        long_help = "Name the simulated host (only with --demo): the name seeds it and picks \
+                     its troubles, so demo exporters started with different names look like \
+                     different hosts of one cluster (for restop fleet). A name containing \
+                     `healthy`, `leak`, `storm`, `limit`, `errqp` or `busy` has that trouble (busy: all of \
+                     them); other names are healthy or have one trouble, drawn from the name. \
+                     Without it the demo host has every trouble at once.\n\n\
+                     Example: restop export --demo --demo-host node-07-leak --listen 127.0.0.1:9907"
+    )]
+    pub demo_host: Option<String>,
+
     /// Start the simulated host this far into its story (with --demo).
     #[arg(
         long,

@@ -18,6 +18,7 @@ mod clock;
 mod counters;
 mod footprint;
 mod host;
+mod identity;
 mod ids;
 mod pods;
 mod qp_counters;
@@ -33,6 +34,7 @@ use rng::Rng;
 use scenario::World;
 use std::time::Duration;
 
+pub use identity::{HostIdentity, Profile};
 pub use snapshot::{HOST, KERNEL};
 
 /// Keeps the collection-time draws apart from the simulation's, so asking
@@ -44,6 +46,8 @@ pub struct DemoSource {
     step: Duration,
     collections: u64,
     timing: Rng,
+    /// `--demo-host`: the host's name and the troubles it keeps.
+    identity: Option<HostIdentity>,
 }
 
 impl DemoSource {
@@ -54,6 +58,7 @@ impl DemoSource {
             step,
             collections: 0,
             timing: Rng::new(seed ^ TIMING_SEED_SALT),
+            identity: None,
         }
     }
 }
@@ -70,6 +75,17 @@ impl DemoSource {
             demo.world.advance(this);
             left = left.saturating_sub(this);
         }
+        demo
+    }
+}
+
+impl DemoSource {
+    /// The simulated host named `name` (`--demo-host`): a seed of its own and the troubles
+    /// of its profile (`identity.rs`), as [`DemoSource::starting_at`] otherwise.
+    pub fn for_host(name: &str, seed: u64, step: Duration, at: Duration) -> DemoSource {
+        let identity = HostIdentity::new(name);
+        let mut demo = DemoSource::starting_at(identity.seed(seed), step, at);
+        demo.identity = Some(identity);
         demo
     }
 }
@@ -91,6 +107,9 @@ impl Source for DemoSource {
         let mut snapshot = snapshot::build(&self.world, request, &mut self.timing);
         counters::attach(&mut snapshot.devices, self.world.now(), previous);
         qp_counters::attach(&self.world, &mut snapshot.devices, self.world.now());
+        if let Some(identity) = &self.identity {
+            identity.shape(&mut snapshot);
+        }
         Ok(snapshot)
     }
 }

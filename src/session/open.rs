@@ -18,11 +18,10 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
     let source = &settings.source;
     Ok(match &source.origin {
         Origin::Replay(path) => Box::new(ReplaySource::open(path)?),
-        Origin::Demo { seed } => Box::new(DemoSource::starting_at(
-            *seed,
-            source.interval,
-            source.demo_at,
-        )),
+        Origin::Demo { seed } => Box::new(match &source.demo_host {
+            Some(name) => DemoSource::for_host(name, *seed, source.interval, source.demo_at),
+            None => DemoSource::starting_at(*seed, source.interval, source.demo_at),
+        }),
         Origin::Live if settings.mode == Mode::Export => {
             let options = live_options(settings);
             Box::new(Reopening::new(SourceKind::Live, move || {

@@ -33,6 +33,10 @@ struct Raw {
     trends: RawTrends,
     #[serde(default)]
     export: RawExport,
+    /// `restop fleet`'s section, read and checked by `fleet/config.rs`.
+    #[serde(default)]
+    #[allow(dead_code)]
+    fleet: Option<toml::Table>,
 }
 
 type Text = Option<Spanned<String>>;

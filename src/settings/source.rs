@@ -34,6 +34,8 @@ pub struct SourceSettings {
     pub verbs: bool,
     /// How far into its timeline the simulated host starts (`--demo-at`).
     pub demo_at: Duration,
+    /// The simulated host's name and troubles (`--demo-host`).
+    pub demo_host: Option<String>,
 }
 
 impl Default for SourceSettings {
@@ -48,6 +50,7 @@ impl Default for SourceSettings {
             objects_every: live.object_interval,
             verbs: live.verbs,
             demo_at: Duration::ZERO,
+            demo_host: None,
         }
     }
 }

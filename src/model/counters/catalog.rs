@@ -224,6 +224,15 @@ pub fn is_health_signal(name: &str) -> bool {
     )
 }
 
+/// Every well-known error and congestion counter name, with its class: what `restop fleet`
+/// asks Prometheus for, so only the counters worth telling leave the server.
+pub fn health_signals() -> impl Iterator<Item = (&'static str, CounterClass)> {
+    KNOWN
+        .iter()
+        .filter(|(name, _, _)| is_health_signal(name))
+        .map(|&(name, class, _)| (name, class))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

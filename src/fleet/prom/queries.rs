@@ -1,0 +1,308 @@
+//! The PromQL `restop fleet` sends. Each refresh is four instant queries, each aggregated on the
+//! server (never a raw selector over every series): the hosts' facts, their problems, the
+//! cluster's consumers, and (once, until found) whether the recording rules of
+//! `assets/prometheus/restop-fleet-rules.yml` are loaded. With the rules, the expensive parts
+//! are recorded series; without them the same expressions are sent inline.
+//!
+//! Every result series carries a `fact` label naming what it says (`label_replace`), so one
+//! query answers several questions and `decode.rs` reads them all alike.
+
+use crate::model::counters::catalog::health_signals;
+
+/// The series the recording rules write, and the expressions they record. `rules.rs`'s test
+/// checks the shipped rules file against this list.
+pub const RULES: &[(&str, &str)] = &[
+    (
+        "restop:fleet_target_up",
+        "up and on (instance, job) group by (instance, job) (last_over_time(restop_build_info[1h]))",
+    ),
+    (
+        "restop:fleet_target_scrape_timestamp_seconds",
+        "max without (source) (timestamp(restop_up))",
+    ),
+    (
+        "restop:fleet_target_collecting",
+        "max without (source) (restop_up)",
+    ),
+    (
+        "restop:fleet_target_devices",
+        "count without (device, node_type, protocol, pf, pci, firmware_version) (restop_device_info)",
+    ),
+    (
+        "restop:fleet_target_error_queue_pairs",
+        "sum without (device) (restop_error_queue_pairs)",
+    ),
+    (
+        "restop:fleet_target_usage_ratio:top1",
+        "topk without (device, type) (1, restop_resources_usage_ratio)",
+    ),
+    (
+        "restop:fleet_target_top_qp_consumer",
+        "topk without (pid, name, user, namespace, pod, container, uid, container_id) (1, restop_process_resources{type=\"qp\", name!=\"other\"})",
+    ),
+    (
+        "restop:fleet_pod_resources",
+        "sum without (pid, name, user, container, uid, container_id) (restop_process_resources{pod!=\"\"})",
+    ),
+];
+
+/// The name of the recorded series that tells the rules are loaded.
+pub const RULES_PROBE: &str = "count(restop:fleet_target_up)";
+
+/// How the queries are written: which label names a host, whether the recorded series exist,
+/// and how many consumers per list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryPlan {
+    pub host_label: String,
+    pub recorded: bool,
+    pub top: usize,
+}
+
+impl QueryPlan {
+    /// A recorded series by name, or its expression inline.
+    fn series(&self, name: &str) -> String {
+        if self.recorded {
+            return name.to_string();
+        }
+        RULES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or_else(|| name.to_string(), |(_, expr)| format!("({expr})"))
+    }
+
+    /// `by (node, instance)`, or `by (instance)` when the host is its instance.
+    fn host_and_instance(&self) -> String {
+        if self.host_label == "instance" {
+            "instance".into()
+        } else {
+            format!("{}, instance", self.host_label)
+        }
+    }
+
+    fn host_and(&self, rest: &str) -> String {
+        if self.host_label == "instance" {
+            format!("instance, {rest}")
+        } else {
+            format!("{}, instance, {rest}", self.host_label)
+        }
+    }
+
+    /// Per host and exporter: up, last scrape, restop_up, devices, ERROR QPs, leak suspects.
+    pub fn hosts(&self) -> String {
+        let by = self.host_and_instance();
+        let facts = [
+            ("up", self.series("restop:fleet_target_up")),
+            (
+                "scraped_at",
+                self.series("restop:fleet_target_scrape_timestamp_seconds"),
+            ),
+            ("collecting", self.series("restop:fleet_target_collecting")),
+            ("devices", self.series("restop:fleet_target_devices")),
+            (
+                "error_qps",
+                self.series("restop:fleet_target_error_queue_pairs"),
+            ),
+            ("leak_suspects", "restop_leak_suspects".to_string()),
+        ];
+        union(
+            facts
+                .iter()
+                .map(|(fact, expr)| tagged(fact, &format!("max by ({by}) ({expr})"))),
+        )
+    }
+
+    /// Per host: the worst usage, ports down, error and congestion counters moving, ERROR QPs
+    /// per device with the oldest one's age, and the leak suspects.
+    pub fn problems(&self) -> String {
+        let h = &self.host_label;
+        let counters = health_counter_regex();
+        let moving = |family: &str| {
+            format!(
+                "sum by ({}) (rate({family}{{counter=~\"{counters}\"}}[5m]) > 0)",
+                self.host_and("device, port, counter")
+            )
+        };
+        union(
+            [
+                tagged(
+                    "usage",
+                    &format!(
+                        "topk by ({h}) (1, {})",
+                        self.series("restop:fleet_target_usage_ratio:top1")
+                    ),
+                ),
+                tagged("port_down", "restop_port_active == 0"),
+                tagged("counter_rate", &moving("restop_port_hw_stat_total")),
+                tagged("counter_rate", &moving("restop_port_pma_stat_total")),
+                tagged("error_qps_device", "restop_error_queue_pairs > 0"),
+                tagged("error_qp_age", "restop_error_queue_pair_oldest_age_seconds"),
+                tagged("suspect", "restop_process_leak_suspect"),
+                tagged(
+                    "top_consumer",
+                    &format!(
+                        "topk by ({h}) (1, {})",
+                        self.series("restop:fleet_target_top_qp_consumer")
+                    ),
+                ),
+            ]
+            .into_iter(),
+        )
+    }
+
+    /// Cluster-wide: the top processes, pods and namespaces per type and by MR bytes.
+    pub fn consumers(&self) -> String {
+        let n = self.top;
+        let h = &self.host_label;
+        let pods = self.series("restop:fleet_pod_resources");
+        let owner = "restop_process_resources{name!=\"other\"}";
+        let bytes = "restop_process_mr_bytes{name!=\"other\"}";
+        union(
+            [
+                tagged("process", &format!("topk by (type) ({n}, {owner})")),
+                tagged("process_mr_bytes", &format!("topk({n}, {bytes})")),
+                tagged(
+                    "pod",
+                    &format!("topk by (type) ({n}, sum by ({h}, namespace, pod, type) ({pods}))"),
+                ),
+                tagged(
+                    "pod_mr_bytes",
+                    &format!(
+                        "topk({n}, sum by ({h}, namespace, pod) (restop_process_mr_bytes{{pod!=\"\"}}))"
+                    ),
+                ),
+                tagged(
+                    "namespace",
+                    &format!("topk by (type) ({n}, sum by (namespace, type) ({pods}))"),
+                ),
+                tagged(
+                    "namespace_mr_bytes",
+                    &format!(
+                        "topk({n}, sum by (namespace) (restop_process_mr_bytes{{namespace!=\"\"}}))"
+                    ),
+                ),
+            ]
+            .into_iter(),
+        )
+    }
+
+    /// One host's detail: every device's usage, its problems and its consumers.
+    pub fn detail(&self, host: &str) -> String {
+        let sel = format!("{}=\"{}\"", self.host_label, escape_string(host));
+        union(
+            [
+                tagged(
+                    "usage_all",
+                    &format!("restop_resources_usage_ratio{{{sel}}}"),
+                ),
+                tagged("port_down", &format!("restop_port_active{{{sel}}} == 0")),
+                tagged(
+                    "error_qps_device",
+                    &format!("restop_error_queue_pairs{{{sel}}} > 0"),
+                ),
+                tagged(
+                    "error_qp_age",
+                    &format!("restop_error_queue_pair_oldest_age_seconds{{{sel}}}"),
+                ),
+                tagged("suspect", &format!("restop_process_leak_suspect{{{sel}}}")),
+                tagged(
+                    "process",
+                    &format!("restop_process_resources{{{sel}, name!=\"other\"}}"),
+                ),
+                tagged(
+                    "process_mr_bytes",
+                    &format!("restop_process_mr_bytes{{{sel}, name!=\"other\"}}"),
+                ),
+            ]
+            .into_iter(),
+        )
+    }
+
+    /// The worst usage of each named host over time, for the sparklines of visible rows.
+    pub fn usage_sparklines(&self, hosts: &[String]) -> String {
+        let h = &self.host_label;
+        let names: Vec<String> = hosts.iter().map(|x| escape_regex(x)).collect();
+        format!(
+            "max by ({h}) ({}{{{h}=~\"{}\"}})",
+            if self.recorded {
+                "restop:fleet_target_usage_ratio:top1"
+            } else {
+                "restop_resources_usage_ratio"
+            },
+            escape_string(&names.join("|"))
+        )
+    }
+}
+
+fn tagged(fact: &str, expr: &str) -> String {
+    format!("label_replace({expr}, \"fact\", \"{fact}\", \"\", \"\")")
+}
+
+fn union(parts: impl Iterator<Item = String>) -> String {
+    parts.collect::<Vec<_>>().join("\nor ")
+}
+
+/// The error and congestion counters, as one regex alternation (names are plain identifiers).
+pub fn health_counter_regex() -> String {
+    health_signals()
+        .map(|(n, _)| n)
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// A PromQL string literal's inside.
+fn escape_string(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// A literal for a RE2 regex.
+fn escape_regex(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(label: &str, recorded: bool) -> QueryPlan {
+        QueryPlan {
+            host_label: label.into(),
+            recorded,
+            top: 10,
+        }
+    }
+
+    #[test]
+    fn queries_aggregate_on_the_server_and_tag_their_facts() {
+        let q = plan("node", true).hosts();
+        assert!(
+            q.contains("max by (node, instance) (restop:fleet_target_up)"),
+            "{q}"
+        );
+        assert_eq!(q.matches("label_replace(").count(), 6);
+        let inline = plan("instance", false).hosts();
+        assert!(inline.contains("max by (instance) ((up and on"), "{inline}");
+        assert!(!inline.contains("restop:"), "{inline}");
+    }
+
+    #[test]
+    fn only_health_counters_are_asked_for() {
+        let re = health_counter_regex();
+        assert!(re.contains("out_of_sequence") && re.contains("np_cnp_sent"));
+        assert!(!re.contains("port_xmit_data"));
+    }
+
+    #[test]
+    fn host_names_are_escaped_in_selectors() {
+        let q = plan("node", true).detail("a\"b\\c");
+        assert!(q.contains("node=\"a\\\"b\\\\c\""), "{q}");
+        let q = plan("node", true).usage_sparklines(&["n.1".into(), "n(2)".into()]);
+        assert!(q.contains(r#"node=~"n\\.1|n\\(2\\)""#), "{q}");
+    }
+}

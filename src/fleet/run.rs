@@ -1,0 +1,136 @@
+//! `restop fleet` from the command line: settings resolved over the config file, the source
+//! opened, one refresh, and the `--once` report or the `--json` document on stdout.
+
+use super::config::{self, FleetOrigin, FleetOutput, FleetSettings};
+use super::http::Client;
+use super::model::{FleetState, RowRules};
+use super::prom::PromSource;
+use super::report;
+use super::scrape::DirectSource;
+use super::source::FleetSource;
+use crate::cli::FleetArgs;
+use crate::model::Millis;
+use crate::model::limits::Thresholds;
+use crate::model::time::now;
+use crate::settings::locate;
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// Exit statuses, as the rest of restop's.
+const EXIT_OK: u8 = 0;
+const EXIT_NOTHING: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+
+/// Runs `restop fleet`; the exit status.
+pub fn run(args: &FleetArgs, config_path: Option<&Path>) -> Result<u8> {
+    let settings = match settings(args, config_path) {
+        Ok(s) => s,
+        Err(message) => {
+            tell(&message);
+            return Ok(EXIT_USAGE);
+        }
+    };
+    if settings.output == FleetOutput::Interactive {
+        tell(
+            "the fleet has no full-screen view in this version: use `restop fleet --once` or \
+             `--json` (docs/fleet.md)",
+        );
+        return Ok(EXIT_USAGE);
+    }
+    let mut source = match open(&settings) {
+        Ok(source) => source,
+        Err(message) => {
+            tell(&message);
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let mut state = FleetState::default();
+    state.apply(source.read().map_err(|e| e.to_string()), now());
+    let doc = report::document(&state, &source.describe(), &rules(&settings), settings.top);
+    let text = match settings.output {
+        FleetOutput::Json => {
+            let mut text = serde_json::to_string_pretty(&doc).context("encoding JSON")?;
+            text.push('\n');
+            text
+        }
+        _ => report::render_once(&doc),
+    };
+    write_stdout(&text)?;
+    if let Some(error) = &state.error {
+        tell(error);
+        return Ok(EXIT_NOTHING);
+    }
+    Ok(EXIT_OK)
+}
+
+/// How rows are judged: the default thresholds, and a scrape older than two refreshes (or
+/// 30 s, whichever is longer: Prometheus scrapes on its own interval) is stale.
+pub fn rules(settings: &FleetSettings) -> RowRules {
+    let stale = (settings.interval * 2).max(std::time::Duration::from_secs(30));
+    RowRules {
+        thresholds: Thresholds::default(),
+        stale_after: Millis(stale.as_millis() as u64),
+    }
+}
+
+fn settings(args: &FleetArgs, config_path: Option<&Path>) -> Result<FleetSettings, String> {
+    let section = match config_file_text(config_path)? {
+        Some((path, text)) => config::parse_section(&text)
+            .map_err(|e| format!("config file {}, {e}", path.display()))?,
+        None => config::FleetSection::default(),
+    };
+    config::resolve(args, &section, &|k| std::env::var(k).ok())
+}
+
+/// The config file's text, found as the rest of restop finds it.
+fn config_file_text(
+    explicit: Option<&Path>,
+) -> Result<Option<(std::path::PathBuf, String)>, String> {
+    // The main parser checks the whole file first, so a bad key elsewhere is reported as usual.
+    locate::load(explicit)?;
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => match locate::default_path() {
+            Some(p) => p,
+            None => return Ok(None),
+        },
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some((path, text))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && explicit.is_none() => Ok(None),
+        Err(e) => Err(format!("config file {}: {e}", path.display())),
+    }
+}
+
+/// The source the settings name.
+pub fn open(settings: &FleetSettings) -> Result<Box<dyn FleetSource>, String> {
+    let client = Client::new(&settings.http).map_err(|e| e.to_string())?;
+    Ok(match &settings.origin {
+        FleetOrigin::Prometheus(url) => Box::new(PromSource::new(
+            client,
+            url,
+            &settings.host_label,
+            settings.top,
+        )),
+        FleetOrigin::Direct(targets) => Box::new(DirectSource::new(
+            client,
+            targets.clone(),
+            settings.concurrency,
+            settings.http.timeout,
+        )),
+    })
+}
+
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e).context("writing to stdout"),
+    }
+}
+
+fn tell(message: &str) {
+    let _ = writeln!(std::io::stderr(), "restop: {message}");
+}
