@@ -5,8 +5,8 @@
 use restop::demo::DemoSource;
 use restop::export::catalog;
 use restop::export::collector::Collector;
-use restop::session::{Pacer, Session};
 use restop::model::{LimitsUnread, Snapshot, SourceKind};
+use restop::session::{Pacer, Session};
 use restop::source::{CollectError, CollectRequest, Source};
 use serde_json::Value;
 use std::collections::BTreeSet;
