@@ -29,7 +29,9 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         thresholds: thresholds(cli, d, file)?,
         group: cli.interactive.group.or(d.group).unwrap_or_default(),
     };
-    let history = history_config(cli, d);
+    let mut history = history_config(cli, d);
+    // The problems list's `limit` rule uses the report's thresholds.
+    history.problems.limits = report.thresholds;
     Ok(Settings {
         mode,
         source,

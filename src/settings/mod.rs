@@ -22,7 +22,7 @@ use crate::ui::theme::ThemeKind;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use duration::{format_duration, parse_duration};
+pub use duration::{format_duration, parse_duration, parse_offset};
 pub use file::{ConfigError, Defaults, parse_config};
 
 /// What restop does once the options are read.

@@ -208,6 +208,8 @@ fn the_demo_exports_every_family_but_those_that_need_history() {
         catalog::ERROR_QUEUE_PAIR_OLDEST_AGE.name,
         catalog::LEAK_SUSPECTS.name,
         catalog::PROCESS_LEAK_SUSPECT.name,
+        catalog::PROBLEMS.name,
+        catalog::PROBLEM.name,
     ];
     for family in catalog::families() {
         let present = text.contains(&format!("\n{}", family.name)) || text.starts_with(family.name);
