@@ -28,6 +28,7 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         direction: sort.natural_direction(),
         thresholds: thresholds(cli, d, file)?,
         group: cli.interactive.group.or(d.group).unwrap_or_default(),
+        all_counters: cli.report.counters.as_deref() == Some("all"),
     };
     let mut history = history_config(cli, d);
     // The problems list's `limit` rule uses the report's thresholds.

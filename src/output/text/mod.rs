@@ -33,6 +33,9 @@ pub struct OnceOptions {
     /// What a row of the consumers table stands for (`--group`): a process, or the
     /// processes of one container or pod summed. `--json` lists the groups too.
     pub group: OwnerGroup,
+    /// The COUNTERS section lists every counter (`--counters all`), not one
+    /// line per port.
+    pub all_counters: bool,
 }
 
 impl Default for OnceOptions {
@@ -43,6 +46,7 @@ impl Default for OnceOptions {
             direction: SortDirection::Descending,
             thresholds: Thresholds::default(),
             group: OwnerGroup::Process,
+            all_counters: false,
         }
     }
 }
@@ -91,7 +95,11 @@ pub fn render_once_with(
             WIDTH,
         ));
     }
-    let counters = counters::counters(&selection.devices, WIDTH);
+    let counters = if options.all_counters {
+        counters::counters(&selection.devices, WIDTH)
+    } else {
+        counters::summary(&selection.devices, WIDTH)
+    };
     if !counters.is_empty() {
         sections.push(counters);
     }
