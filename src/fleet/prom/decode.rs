@@ -204,16 +204,7 @@ impl<'a> Decoder<'a> {
         } else {
             String::new()
         };
-        Some(Consumer {
-            host,
-            pid: s.label("pid").into(),
-            name: s.label("name").into(),
-            namespace: s.label("namespace").into(),
-            pod: s.label("pod").into(),
-            container: s.label("container").into(),
-            metric,
-            value: s.value,
-        })
+        Some(s.consumer(host, metric))
     }
 
     /// The reading, hosts by name.

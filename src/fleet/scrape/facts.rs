@@ -167,16 +167,7 @@ fn consumer(host: &str, s: &Sample) -> Option<Consumer> {
     } else {
         Metric::Objects(ResourceType::from_name(s.label("type"))?)
     };
-    Some(Consumer {
-        host: host.into(),
-        pid: s.label("pid").into(),
-        name: s.label("name").into(),
-        namespace: s.label("namespace").into(),
-        pod: s.label("pod").into(),
-        container: s.label("container").into(),
-        metric,
-        value: s.value,
-    })
+    Some(s.consumer(host.into(), metric))
 }
 
 fn count(value: f64) -> u64 {
