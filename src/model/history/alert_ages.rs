@@ -102,6 +102,7 @@ impl AlertAges<AlertKey> {
                 alert.since_ms = Some(since);
             }
         }
+        super::alerts::order(&mut alerts);
         alerts
     }
 }
