@@ -420,4 +420,23 @@ fn a_peer_killed_mid_transfer_moves_error_counters_and_restop_shows_them() {
             "{name} rose but no batch line named it in health: {named:?} ({ctx})"
         );
     }
+    // ... and listed the fault as a problem: the broken QP of the sender, or
+    // the retry counters that kept rising.
+    let problems: Vec<(String, String)> = run
+        .fault_batch
+        .iter()
+        .flat_map(|line| line["problems"].as_array().cloned().unwrap_or_default())
+        .map(|p| {
+            (
+                p["kind"].as_str().unwrap_or("").to_string(),
+                p["why"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        problems.iter().any(
+            |(kind, why)| (kind == "error_qps" || kind == "nic_errors") && why.contains("rxe0")
+        ),
+        "no batch line listed the fault as a problem: {problems:?} ({ctx})"
+    );
 }
