@@ -347,8 +347,7 @@ fn rates_are_positive_while_traffic_runs() {
         );
     }
     assert!(run.once.contains("COUNTERS"), "{}", run.once);
-    assert!(run.once.contains("rxe0 port 1 (netlink)"), "{}", run.once);
-    assert!(run.once.contains("rates over"), "{}", run.once);
+    assert!(run.once.contains("\n  rxe0/1 ACTIVE  tx "), "{}", run.once);
 }
 
 #[test]
@@ -420,23 +419,4 @@ fn a_peer_killed_mid_transfer_moves_error_counters_and_restop_shows_them() {
             "{name} rose but no batch line named it in health: {named:?} ({ctx})"
         );
     }
-    // ... and listed the fault as a problem: the broken QP of the sender, or
-    // the retry counters that kept rising.
-    let problems: Vec<(String, String)> = run
-        .fault_batch
-        .iter()
-        .flat_map(|line| line["problems"].as_array().cloned().unwrap_or_default())
-        .map(|p| {
-            (
-                p["kind"].as_str().unwrap_or("").to_string(),
-                p["why"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    assert!(
-        problems.iter().any(
-            |(kind, why)| (kind == "error_qps" || kind == "nic_errors") && why.contains("rxe0")
-        ),
-        "no batch line listed the fault as a problem: {problems:?} ({ctx})"
-    );
 }
