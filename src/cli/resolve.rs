@@ -101,6 +101,7 @@ fn report_settings(
         direction: sort.natural_direction(),
         thresholds: thresholds(cli, d, file)?,
         group: cli.interactive.group.or(d.group).unwrap_or(defaults.group),
+        all_counters: cli.report.counters.as_deref() == Some("all"),
     })
 }
 

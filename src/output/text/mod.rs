@@ -67,7 +67,11 @@ pub fn render_once_with(
             WIDTH,
         ));
     }
-    let counters = counters::counters(&selection.devices, WIDTH);
+    let counters = if options.all_counters {
+        counters::counters(&selection.devices, WIDTH)
+    } else {
+        counters::summary(&selection.devices, WIDTH)
+    };
     if !counters.is_empty() {
         sections.push(counters);
     }
