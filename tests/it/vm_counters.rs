@@ -420,3 +420,76 @@ fn a_peer_killed_mid_transfer_moves_error_counters_and_restop_shows_them() {
         );
     }
 }
+
+/// The pair workload's own pid (`ready/pair.txt`: `process pid=N mode=pair ...`).
+fn pair_pid(run: &CountersRun) -> u64 {
+    let text = read(&run.dir, "ready/pair.txt").unwrap_or_default();
+    text.lines()
+        .filter(|l| l.contains("mode=pair"))
+        .flat_map(str::split_whitespace)
+        .find_map(|w| w.strip_prefix("pid=")?.parse().ok())
+        .unwrap_or_else(|| panic!("ready/pair.txt names no pair process: {text}"))
+}
+
+fn problems_of(document: &Value) -> Vec<Value> {
+    document["problems"].as_array().cloned().unwrap_or_default()
+}
+
+fn is_err_qp_problem_of(problem: &Value, pid: u64) -> bool {
+    problem["kind"] == "error_qps" && problem["subject"]["pid"] == pid
+}
+
+#[test]
+fn a_retransmit_storm_and_its_lingering_err_qp_are_problems_in_every_report() {
+    let Some(run) = run() else { return };
+    let ctx = run.context();
+    let pid = pair_pid(run);
+    let batch: Vec<Value> = run.fault_batch.iter().flat_map(problems_of).collect();
+    // The storm: retry counters rising on rxe0 tick after tick.
+    assert!(
+        batch
+            .iter()
+            .any(|p| p["kind"] == "nic_errors" && p["subject"]["device"] == "rxe0"),
+        "no batch line listed the retransmit storm on rxe0: {batch:?} ({ctx})"
+    );
+    // The QP the storm left in ERR, once it lingered.
+    assert!(
+        batch.iter().any(|p| is_err_qp_problem_of(p, pid)),
+        "no batch line listed pid {pid}'s ERR QP: {batch:?} ({ctx})"
+    );
+    // --json after the run: a QP already broken when restop started is listed.
+    let document = run
+        .fault
+        .json
+        .as_ref()
+        .unwrap_or_else(|| panic!("fault --json: {} ({ctx})", run.fault.json_run));
+    assert!(
+        problems_of(document)
+            .iter()
+            .any(|p| is_err_qp_problem_of(p, pid)),
+        "--json lists no problem for pid {pid}'s ERR QP: {:?} ({ctx})",
+        problems_of(document)
+    );
+    // --once: its PROBLEMS section names the process and the state.
+    let once = read(&run.dir, "fault/once.stdout").unwrap_or_default();
+    let section: String = once
+        .split("\n\n")
+        .find(|s| s.starts_with("PROBLEMS"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        section.contains(&format!("(pid {pid}) in ERR on rxe0")),
+        "--once's PROBLEMS do not list pid {pid}'s ERR QP: {section:?} ({ctx})"
+    );
+    // The exporter: one restop_problem series for it.
+    let exposition = read(&run.dir, "fault/export.prom").unwrap_or_default();
+    assert!(
+        exposition.lines().any(|l| l.starts_with("restop_problem{")
+            && l.contains("kind=\"error_qps\"")
+            && l.contains("device=\"rxe0\"")
+            && l.ends_with(" 1")),
+        "the exporter has no restop_problem for the ERR QP: {exposition} ({ctx})"
+    );
+}

@@ -280,3 +280,46 @@ fn an_err_qp_age_grows_across_ticks() {
         "it broke after restop started, so its age is exact ({ctx})"
     );
 }
+
+/// The problems list of every line: the leaker a `leak_suspect` problem from
+/// its verdict on, the broken workload's lingering ERR QP an `error_qps` one,
+/// and nothing about the steady workload.
+#[test]
+fn the_leaker_and_the_broken_qp_are_problems_and_the_steady_workload_never_is() {
+    let Some(run) = run() else { return };
+    let ctx = run.context();
+    let mut leak_listed = false;
+    let mut err_listed = false;
+    for (i, line) in run.lines.iter().enumerate() {
+        let problems = line["problems"].as_array().cloned().unwrap_or_default();
+        let of = |pid: u64| {
+            problems
+                .iter()
+                .filter(move |p| p["subject"]["pid"] == pid)
+                .map(|p| p["kind"].as_str().unwrap_or_default().to_string())
+        };
+        let flagged = run
+            .owner_on(line, run.leaker)
+            .is_some_and(|o| o["leak_suspect"] == true);
+        let leak_problem = of(run.leaker).any(|k| k == "leak_suspect");
+        assert_eq!(
+            leak_problem,
+            flagged,
+            "line {}: leak_suspect problem {leak_problem}, verdict {flagged}: {problems:?} ({ctx})",
+            i + 1
+        );
+        leak_listed |= leak_problem;
+        err_listed |= of(run.broken).any(|k| k == "error_qps");
+        let steady: Vec<String> = of(run.steady).collect();
+        assert!(
+            steady.is_empty(),
+            "line {}: the steady workload is a problem: {steady:?} ({ctx})",
+            i + 1
+        );
+    }
+    assert!(leak_listed, "the leaker was never a problem ({ctx})");
+    assert!(
+        err_listed,
+        "the lingering ERR QP was never a problem ({ctx})"
+    );
+}

@@ -109,21 +109,28 @@ mark "counters-bound-done"
 sleep 1
 
 # fault: RC writes to a forked peer, the peer SIGKILLed, the QP retries 3
-# times and goes to ERR; restop --batch watches it happen
-mkdir -p "$OUT/fault" "$OUT/ready" /tmp/ready
+# times and goes to ERR, then is re-armed towards the dead peer for 8 s (a
+# retransmit storm) and left in ERR; restop --batch watches it happen long
+# enough (28 ticks of 1 s) for the lingering ERR QP to be a problem too
+mkdir -p "$OUT/fault" "$OUT/ready" /tmp/ready /tmp/fault-prom
 stat_dump fault/stat-before
 sysfs_dump fault/sysfs-before
 if [ $have_restop = 1 ]; then
-	capture fault/batch restop --batch --json -d 1s -n 10 &
+	capture fault/batch restop --batch --json -d 1s -n 28 &
 	batch=$!
 	sleep 3
 fi
-spawn pair vm_workload -r /tmp/ready/pair.txt -d rxe0 -g "$RXE0_GID" pair 3
-wait_ready /tmp/ready/pair.txt 30
+spawn pair vm_workload -r /tmp/ready/pair.txt -d rxe0 -g "$RXE0_GID" pair 3 8
+wait_ready /tmp/ready/pair.txt 40
 cp /tmp/ready/pair.txt "$OUT/ready/"
 [ $have_restop = 1 ] && wait "$batch"
 stat_dump fault/stat-after
 sysfs_dump fault/sysfs-after
-[ $have_restop = 1 ] && capture fault/json restop --json
+if [ $have_restop = 1 ]; then
+	capture fault/json restop --json
+	capture fault/once restop --once
+	capture fault/export restop export --textfile /tmp/fault-prom/restop.prom --once &&
+		cp /tmp/fault-prom/restop.prom "$OUT/fault/export.prom"
+fi
 mark "counters-fault-done"
 exit 0

@@ -13,9 +13,13 @@
  *   threads         objects created by worker threads: "wl_live" stays alive,
  *                   "wl_gone" exits after creating (the kernel then reports no
  *                   pid for its objects; their PD/context lead to this process)
- *   pair RETRY      RC RDMA WRITE traffic to a forked peer process, retry count
- *                   RETRY; then the peer is SIGKILLed and the QP goes to ERR
- *                   (use RETRY < 7: rxe treats 7 as "retry forever")
+ *   pair RETRY [STORM]  RC RDMA WRITE traffic to a forked peer process, retry
+ *                   count RETRY; then the peer is SIGKILLed and the QP goes to
+ *                   ERR (use RETRY < 7: rxe treats 7 as "retry forever"); with
+ *                   STORM seconds, the QP is then re-armed (RESET, INIT, RTR,
+ *                   RTS) and writes to the dead peer again and again for that
+ *                   long, as an application that reconnects would: a
+ *                   retransmit storm, ending with the QP left in ERR
  *   cm ADDR PORT    rdma_cm ids: one listening on ADDR:PORT, one with ADDR
  *                   resolved
  *   churn SECS      for SECS seconds (or until SIGTERM) create and destroy
@@ -415,7 +419,17 @@ struct endpoint {
 	uint64_t addr;
 };
 
-static int mode_pair(int retry)
+/* Back to RTS towards the same (dead) peer QP, from ERR. */
+static int rearm(struct ibv_qp *qp, uint32_t dest, int retry)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE) || to_init(qp) || to_rtr(qp, dest) ||
+	    to_rts(qp, 14, retry))
+		return -1;
+	return 0;
+}
+
+static int mode_pair(int retry, int storm_secs)
 {
 	int up[2], down[2];
 	if (pipe(up) || pipe(down))
@@ -470,6 +484,18 @@ static int mode_pair(int retry)
 	int status = wait_completion(cq, 30);
 	if (status != IBV_WC_RETRY_EXC_ERR)
 		fprintf(stderr, "vm_workload: expected retry exceeded, got status %d\n", status);
+	if (storm_secs > 0) {
+		note("storm secs=%d", storm_secs);
+		time_t end = time(NULL) + storm_secs;
+		int rounds = 0;
+		while (time(NULL) < end && !stopping) {
+			if (rearm(qp, other.qpn, retry) || post_send(qp, mr, other.addr, other.rkey))
+				die("storm: re-arm and write");
+			wait_completion(cq, 30);
+			rounds++;
+		}
+		fprintf(stderr, "vm_workload: storm: %d rounds of %d retries\n", rounds, retry);
+	}
 	note_qp(qp, "dead_peer");
 	publish();
 	hold();
@@ -731,7 +757,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "threads"))
 		return mode_threads();
 	if (!strcmp(mode, "pair"))
-		return mode_pair(nrest > 0 ? atoi(rest[0]) : 3);
+		return mode_pair(nrest > 0 ? atoi(rest[0]) : 3, nrest > 1 ? atoi(rest[1]) : 0);
 	if (!strcmp(mode, "cm") && nrest == 2)
 		return mode_cm(rest[0], atoi(rest[1]));
 	if (!strcmp(mode, "churn") && nrest == 1)
@@ -740,6 +766,6 @@ int main(int argc, char **argv)
 		return mode_flash(atoi(rest[0]));
 usage:
 	fprintf(stderr, "usage: vm_workload [-r READY] [-d DEV] [-g GID_INDEX] objects [DEV2] | "
-			"threads | pair RETRY | cm ADDR PORT | churn SECS | flash MS\n");
+			"threads | pair RETRY [STORM] | cm ADDR PORT | churn SECS | flash MS\n");
 	return 2;
 }
