@@ -483,12 +483,13 @@ fn a_retransmit_storm_and_its_lingering_err_qp_are_problems_in_every_report() {
         section.contains(&format!("(pid {pid}) in ERR on rxe0")),
         "--once's PROBLEMS do not list pid {pid}'s ERR QP: {section:?} ({ctx})"
     );
-    // The exporter: one restop_problem series for it.
+    // The exporter: one restop_problem series for it (subject the process,
+    // named without its pid).
     let exposition = read(&run.dir, "fault/export.prom").unwrap_or_default();
     assert!(
         exposition.lines().any(|l| l.starts_with("restop_problem{")
             && l.contains("kind=\"error_qps\"")
-            && l.contains("device=\"rxe0\"")
+            && l.contains("name=\"vm_workload\"")
             && l.ends_with(" 1")),
         "the exporter has no restop_problem for the ERR QP: {exposition} ({ctx})"
     );
