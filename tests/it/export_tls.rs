@@ -427,3 +427,100 @@ fn prometheus_scrapes_over_tls_with_basic_auth() {
     });
     assert_eq!(down, "0");
 }
+
+#[test]
+fn the_helm_charts_web_config_values_mount_the_file_and_switch_the_probes() {
+    if on_path("helm").is_none() {
+        println!("skipped: helm not installed");
+        return;
+    }
+    let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/helm/restop");
+    let out = Command::new("helm")
+        .arg("template")
+        .arg("restop")
+        .arg(&chart)
+        .args(["--namespace", "restop"])
+        .args(["--set", "webConfig.tlsSecret=restop-tls"])
+        .args([
+            "--set",
+            "webConfig.config.tls_server_config.cert_file=/etc/restop/tls/tls.crt",
+        ])
+        .args([
+            "--set",
+            "webConfig.config.tls_server_config.key_file=/etc/restop/tls/tls.key",
+        ])
+        .args(["--set", "serviceMonitor.enabled=true"])
+        .args(["--set", "serviceMonitor.scheme=https"])
+        .args(["--set", "serviceMonitor.tlsConfig.serverName=restop"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "kind: Secret",
+        "name: restop-web-config",
+        "cert_file: /etc/restop/tls/tls.crt",
+        "- --web.config.file=/etc/restop/web/web.yml",
+        "mountPath: /etc/restop/web",
+        "mountPath: /etc/restop/tls",
+        "secretName: restop-tls",
+        "tcpSocket:",
+        "scheme: https",
+        "serverName: restop",
+    ] {
+        assert!(text.contains(expected), "{expected} missing from:\n{text}");
+    }
+    assert!(
+        !text.contains("httpGet:"),
+        "HTTP probes behind TLS:\n{text}"
+    );
+    // The rendered web config is one restop reads.
+    let web = text
+        .split("web.yml: |\n")
+        .nth(1)
+        .unwrap()
+        .split("\n---")
+        .next()
+        .unwrap()
+        .lines()
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let config = restop::export::web_config::parse_web_config(&web).unwrap();
+    assert!(config.tls.is_some(), "{web}");
+}
+
+#[test]
+fn the_config_files_web_config_is_relative_to_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("restop.toml"),
+        "[export]\nweb_config_file = \"web.yml\"\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("web.yml"),
+        "basic_auth_users:\n  prometheus: plaintext\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_restop"))
+        .arg("--config")
+        .arg(d.join("restop.toml"))
+        .args(["export", "--demo", "--listen", "127.0.0.1:0"])
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&d.join("web.yml").display().to_string())
+            && stderr.contains("basic_auth_users.prometheus"),
+        "{stderr}"
+    );
+}

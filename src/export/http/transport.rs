@@ -11,6 +11,9 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
+/// Plaintext handed to rustls per write: one full TLS record.
+const MAX_PLAINTEXT_PER_WRITE: usize = 16 * 1024;
+
 pub enum Transport {
     Plain(TcpStream),
     Tls(Box<Tls>),
@@ -132,7 +135,12 @@ impl Write for Transport {
         if !t.flush_records()? {
             return Err(io::ErrorKind::WouldBlock.into());
         }
-        let n = t.session.writer().write(buf)?;
+        // One TLS record's worth at a time: what rustls holds for a client
+        // that does not read stays about 16 KiB, as for a plain connection.
+        let part = buf
+            .get(..buf.len().min(MAX_PLAINTEXT_PER_WRITE))
+            .unwrap_or(buf);
+        let n = t.session.writer().write(part)?;
         t.flush_records()?;
         if n == 0 && !buf.is_empty() {
             return Err(io::ErrorKind::WouldBlock.into());
