@@ -21,6 +21,7 @@ Examples:
   restop export --textfile /var/lib/prometheus/node-exporter/restop.prom
   restop export --textfile restop.prom --once
   restop export --demo                       metrics of the simulated host
+  restop export --web.config.file web.yml    TLS and basic auth as node_exporter's
 
 Collection runs on its own every -d (default 15s here); a scrape returns the
 last collection and never starts one. Metrics: docs/exporter.md.";
@@ -127,6 +128,27 @@ pub struct ExportArgs {
                      per name and type)."
     )]
     pub no_pid_label: bool,
+
+    /// TLS and basic authentication, from a Prometheus web config file.
+    #[arg(
+        long = "web.config.file",
+        id = "web_config_file",
+        value_name = "FILE",
+        conflicts_with = "textfile",
+        long_help = "Serve /metrics over TLS and/or behind basic authentication, as FILE \
+                     says: the Prometheus exporter-toolkit's web configuration file, as \
+                     node_exporter reads it (tls_server_config with cert_file, key_file, \
+                     client_auth_type, client_ca_file, min_version, max_version, \
+                     cipher_suites, curve_preferences; basic_auth_users with bcrypt hashes; \
+                     http_server_config headers). Relative file names in it are relative to \
+                     its directory. A field restop does not know or cannot honour is \
+                     refused, and so is any bad value: exit status 2, naming the file and \
+                     the field. The files are read at start. [or `web_config_file` in the \
+                     config file's [export] section]\n\n\
+                     Example: restop export --listen 0.0.0.0:9879 --web.config.file \
+                     /etc/restop/web.yml"
+    )]
+    pub web_config: Option<PathBuf>,
 }
 
 impl ExportArgs {
@@ -144,6 +166,7 @@ impl ExportArgs {
             top: self.top,
             owners_by: self.owners_by,
             pid_label: !self.no_pid_label,
+            web_config: self.web_config.clone(),
         }
     }
 }

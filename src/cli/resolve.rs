@@ -10,6 +10,7 @@ use crate::settings::{
     DEFAULT_INTERVAL, Defaults, InteractiveSettings, Mode, Origin, ReportSettings, Settings,
     SourceSettings, no_color_env,
 };
+use crate::settings::{ExportSettings, ExportTarget};
 
 /// Builds the settings of this run; `Err` is a usage error's message.
 pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
@@ -30,14 +31,31 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         report,
         interactive: interactive_settings(cli, d),
         trends,
-        export: cli
-            .command
-            .as_ref()
-            .and_then(Command::export_args)
-            .map(|args| args.settings())
-            .unwrap_or_default(),
+        export: export_settings(cli, file),
         config_file: file.map(|l| l.path.clone()),
     })
+}
+
+/// `restop export`'s group; the web config from the command line, or else
+/// from the config file (relative to its directory). A textfile has no use for one.
+fn export_settings(cli: &Cli, file: Option<&Loaded>) -> ExportSettings {
+    let mut export = cli
+        .command
+        .as_ref()
+        .and_then(Command::export_args)
+        .map(|args| args.settings())
+        .unwrap_or_default();
+    if export.web_config.is_none() && matches!(export.target, ExportTarget::Http(_)) {
+        export.web_config = file.and_then(|l| {
+            let written = l.defaults.export_web_config.as_ref()?;
+            Some(
+                l.path
+                    .parent()
+                    .map_or(written.clone(), |dir| dir.join(written)),
+            )
+        });
+    }
+    export
 }
 
 impl Cli {

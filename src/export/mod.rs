@@ -25,6 +25,7 @@ pub mod render;
 pub mod run;
 pub mod textfile;
 pub mod top_owners;
+pub mod web_config;
 
 pub use collector::{Collector, Exposition, Latest};
 pub use exposition::Format;

@@ -5,9 +5,10 @@
 use super::collector::{Collector, Latest};
 use super::exposition::Format;
 use super::health::Health;
-use super::http::{Limits, Server};
+use super::http::{Access, Limits, Server};
 use super::textfile::write_atomically;
 use super::top_owners::OwnerOptions;
+use super::web_config;
 use crate::model::history::HistoryConfig;
 use crate::session::{Flow, Session, Stop, stop_on_signals};
 use crate::settings::listen::is_loopback;
@@ -33,18 +34,47 @@ pub fn run(export: &ExportSettings, trends: &HistoryConfig, session: Session) ->
     match &export.target {
         ExportTarget::Textfile { path, once: true } => textfile_once(path, session, collector),
         ExportTarget::Textfile { path, once: false } => textfile_loop(path, session, collector),
-        ExportTarget::Http(listen) => serve(*listen, session, collector),
+        ExportTarget::Http(listen) => {
+            let access = match export.web_config.as_deref().map(web_config::load) {
+                None => Access::default(),
+                Some(Ok(loaded)) => Access::from_web_config(loaded),
+                // A bad web config is a usage error, as a bad config file is.
+                Some(Err(error)) => {
+                    tell(&error.to_string());
+                    return Ok(EXIT_USAGE);
+                }
+            };
+            serve(*listen, access, session, collector)
+        }
     }
 }
 
-fn serve(listen: SocketAddr, mut session: Session, mut collector: Collector) -> Result<u8> {
+/// The exit status of a file that cannot be used (main.rs's usage status).
+const EXIT_USAGE: u8 = 2;
+
+fn serve(
+    listen: SocketAddr,
+    access: Access,
+    mut session: Session,
+    mut collector: Collector,
+) -> Result<u8> {
+    let scheme = if access.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let (tls, auth) = (access.tls.is_some(), access.auth.is_some());
     // Bind before collecting: a taken port is reported at once.
-    let server = Server::bind(listen, Limits::default())?;
+    let server = Server::bind(listen, Limits::default())?.with_access(access);
     let addr = server.local_addr();
-    if !is_loopback(&addr) {
+    if auth && !tls {
+        tell("basic authentication without TLS: passwords cross the network in clear text");
+    }
+    if !is_loopback(&addr) && !auth && !tls {
         tell(&format!(
             "listening on {addr}: other hosts can read these metrics (process names, users, \
-             containers); restrict access with a firewall"
+             containers); restrict access with a firewall or --web.config.file (TLS, \
+             passwords)"
         ));
     }
     let interval = session.interval();
@@ -54,7 +84,7 @@ fn serve(listen: SocketAddr, mut session: Session, mut collector: Collector) -> 
     status.update(collector.health());
     let latest = Arc::new(Latest::new(first));
     tell(&format!(
-        "serving http://{addr}/metrics, collecting every {}",
+        "serving {scheme}://{addr}/metrics, collecting every {}",
         human(interval)
     ));
 

@@ -37,6 +37,9 @@ pub struct ExportSettings {
     pub owners_by: OwnerGroup,
     /// Per-owner series carry `pid` (`--no-pid-label` turns it off).
     pub pid_label: bool,
+    /// TLS and authentication for `/metrics` (`--web.config.file`, or the
+    /// config file's `[export] web_config_file`): the exporter-toolkit's file.
+    pub web_config: Option<PathBuf>,
 }
 
 impl Default for ExportSettings {
@@ -46,6 +49,7 @@ impl Default for ExportSettings {
             top: DEFAULT_TOP,
             owners_by: OwnerGroup::default(),
             pid_label: true,
+            web_config: None,
         }
     }
 }

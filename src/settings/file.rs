@@ -82,6 +82,7 @@ struct RawTrends {
 #[serde(deny_unknown_fields)]
 struct RawExport {
     interval: Text,
+    web_config_file: Text,
 }
 
 /// A percentage from the file, with the line it is on (the merged
@@ -116,6 +117,9 @@ pub struct Defaults {
     pub trend_window: Option<Duration>,
     pub err_linger: Option<Duration>,
     pub export_interval: Option<Duration>,
+    /// `[export] web_config_file`, as written (`resolve` takes it relative
+    /// to the config file's directory).
+    pub export_web_config: Option<std::path::PathBuf>,
 }
 
 /// A config file that cannot be used: what is wrong and where.
@@ -247,6 +251,11 @@ impl Defaults {
             trend_window: duration("trends.window", &raw.trends.window)?,
             err_linger: duration("trends.err_linger", &raw.trends.err_linger)?,
             export_interval: duration("export.interval", &raw.export.interval)?,
+            export_web_config: raw
+                .export
+                .web_config_file
+                .as_ref()
+                .map(|v| std::path::PathBuf::from(v.get_ref())),
         };
         if let (Some(warn), Some(crit), Some(span)) = (
             defaults.warn,

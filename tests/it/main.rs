@@ -34,6 +34,8 @@ mod export_http;
 mod export_prometheus;
 mod export_signals;
 mod export_textfile;
+mod export_tls;
+mod export_tls_attack;
 mod fleet_direct;
 mod fleet_errors;
 mod fleet_prometheus;

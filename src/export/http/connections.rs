@@ -7,8 +7,10 @@
 use super::request::{RequestError, RequestHead, head_end, parse_head};
 use super::response::{self, Response};
 use super::server::Limits;
+use super::transport::Transport;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 /// Most bytes read and dropped after answering (see `response::close_gracefully`):
@@ -30,7 +32,7 @@ enum State {
 }
 
 pub struct Connection {
-    stream: TcpStream,
+    stream: Transport,
     /// When it was accepted: the oldest connection is the first given up
     /// when the table is full.
     pub accepted: Instant,
@@ -50,11 +52,16 @@ pub enum Wants {
 pub struct Done;
 
 impl Connection {
-    pub fn new(stream: TcpStream, limits: &Limits, now: Instant) -> io::Result<Connection> {
+    pub fn new(
+        stream: TcpStream,
+        tls: Option<&Arc<rustls::ServerConfig>>,
+        limits: &Limits,
+        now: Instant,
+    ) -> io::Result<Connection> {
         stream.set_nonblocking(true)?;
         let _ = stream.set_nodelay(true);
         Ok(Connection {
-            stream,
+            stream: Transport::new(stream, tls)?,
             accepted: now,
             deadline: now + limits.request_time,
             state: State::Reading(Vec::with_capacity(1024)),
@@ -62,12 +69,14 @@ impl Connection {
     }
 
     pub fn stream(&self) -> &TcpStream {
-        &self.stream
+        self.stream.tcp()
     }
 
     pub fn wants(&self) -> Wants {
         match self.state {
             State::Writing { .. } => Wants::Write,
+            // A TLS handshake flight the socket could not take yet.
+            State::Reading(_) if self.stream.wants_write() => Wants::Write,
             State::Reading(_) | State::Draining { .. } => Wants::Read,
         }
     }
@@ -100,14 +109,15 @@ impl Connection {
                 },
             },
             State::Writing { .. } => self.write_more(limits, now),
-            State::Draining { drained } => drain(&mut self.stream, drained),
+            State::Draining { drained } => drain(self.stream.tcp(), drained),
         }
     }
 
     /// The state's time is up: a head that did not arrive gets 408, anything
     /// else is closed.
     fn time_up(&mut self, limits: &Limits, now: Instant) -> Result<(), Done> {
-        if self.is_reading() {
+        // No TLS session to answer through: just close.
+        if self.is_reading() && !self.stream.is_handshaking() {
             let response = Response::error(408, "the request did not arrive in time");
             return self.start_writing(response, false, limits, now);
         }
@@ -163,10 +173,16 @@ impl Connection {
                 Err(_) => return Err(Done),
             }
         }
+        // TLS: the last records and the closing alert go out first.
+        match self.stream.finish() {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(_) => return Err(Done),
+        }
         // Answered: shut our side and read what the client still sends for
         // a moment, so unread input does not reset the connection before the
         // client has read the response.
-        if self.stream.shutdown(Shutdown::Write).is_err() {
+        if self.stream.tcp().shutdown(Shutdown::Write).is_err() {
             return Err(Done);
         }
         self.state = State::Draining { drained: 0 };
@@ -177,7 +193,7 @@ impl Connection {
 
 /// Reads what is there; the parsed head once it is complete.
 fn read_more(
-    stream: &mut TcpStream,
+    stream: &mut Transport,
     buf: &mut Vec<u8>,
     limits: &Limits,
 ) -> Result<Option<RequestHead>, RequestError> {
@@ -199,7 +215,8 @@ fn read_more(
     }
 }
 
-fn drain(stream: &mut TcpStream, drained: &mut usize) -> Result<(), Done> {
+/// Reads the raw socket (after a TLS close, records are dropped undecrypted).
+fn drain(mut stream: &TcpStream, drained: &mut usize) -> Result<(), Done> {
     let mut buf = [0u8; 4096];
     while *drained < MAX_DRAIN {
         match stream.read(&mut buf) {

@@ -22,6 +22,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use std::io;
 use std::net::TcpListener;
 use std::os::fd::AsFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often `stop` is looked at when nothing happens.
@@ -30,10 +31,12 @@ const TICK: Duration = Duration::from_millis(200);
 /// Connections accepted per wake-up, so a flood cannot starve the others.
 const ACCEPTS_PER_ROUND: usize = 256;
 
-/// Serves until `stop`; `respond` answers each complete request head.
+/// Serves until `stop`, through TLS when `tls` is given; `respond` answers
+/// each complete request head.
 pub fn run(
     listener: &TcpListener,
     limits: &Limits,
+    tls: Option<&Arc<rustls::ServerConfig>>,
     stop: &Stop,
     respond: &dyn Fn(&RequestHead) -> Response,
 ) {
@@ -64,7 +67,7 @@ pub fn run(
             connections.swap_remove(i);
         }
         if listener_ready {
-            accept(listener, &mut connections, capacity, limits, now);
+            accept(listener, &mut connections, capacity, limits, tls, now);
         }
     }
 }
@@ -105,6 +108,7 @@ fn accept(
     connections: &mut Vec<Connection>,
     capacity: usize,
     limits: &Limits,
+    tls: Option<&Arc<rustls::ServerConfig>>,
     now: Instant,
 ) {
     for _ in 0..ACCEPTS_PER_ROUND {
@@ -125,7 +129,7 @@ fn accept(
         if connections.len() >= capacity {
             close_oldest(connections);
         }
-        if let Ok(c) = Connection::new(stream, limits, now) {
+        if let Ok(c) = Connection::new(stream, tls, limits, now) {
             connections.push(c);
         }
     }

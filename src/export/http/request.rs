@@ -16,6 +16,8 @@ pub struct RequestHead {
     pub accept: Option<String>,
     /// All `Accept-Encoding` header values, comma-joined.
     pub accept_encoding: Option<String>,
+    /// The `Authorization` header's value (the last one, if repeated).
+    pub authorization: Option<String>,
     /// A `Content-Length` above 0 or any `Transfer-Encoding`: the exporter
     /// takes no request bodies.
     pub has_body: bool,
@@ -136,6 +138,7 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
 
     let mut accept: Option<String> = None;
     let mut accept_encoding: Option<String> = None;
+    let mut authorization: Option<String> = None;
     let mut has_body = false;
     let mut headers = 0usize;
     for line in lines.take_while(|l| !l.is_empty()) {
@@ -164,6 +167,8 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
                 Some(previous) => format!("{previous},{value}"),
                 None => value.to_string(),
             });
+        } else if name.eq_ignore_ascii_case("authorization") {
+            authorization = Some(value.to_string());
         } else if name.eq_ignore_ascii_case("content-length") {
             let n: u64 = value
                 .parse()
@@ -178,6 +183,7 @@ pub fn parse_head(bytes: &[u8]) -> Result<RequestHead, RequestError> {
         path,
         accept,
         accept_encoding,
+        authorization,
         has_body,
     })
 }

@@ -3,6 +3,9 @@
 //! clients cost a bounded buffer each, never a thread, and cannot keep a
 //! scraper out (docs/exporter.md, "Hostile clients").
 //!
+//! With a web config (`Access`), connections speak TLS (`transport`) and
+//! requests need a user's password (`auth`) before any route answers.
+//!
 //! Why a hand-written server: the exporter serves two read-only pages, and
 //! what matters is that no client can hurt it — a bounded request head, a time
 //! budget for reading it and for writing the answer, a cap on concurrent
@@ -11,6 +14,7 @@
 //! pool grows without limit; a full stack (hyper + tokio) would be most of
 //! restop's dependency tree for two GET routes.
 
+use super::auth::{BasicAuth, Verdict};
 use super::negotiate;
 use super::request::RequestHead;
 use super::response::{self, Body, Response};
@@ -19,7 +23,7 @@ use std::fmt;
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What one client may use.
 #[derive(Clone, Copy, Debug)]
@@ -83,10 +87,40 @@ impl fmt::Display for BindError {
 
 impl std::error::Error for BindError {}
 
+/// What `--web.config.file` asks of every connection: TLS, a password,
+/// extra response headers. The default is none of them.
+#[derive(Default)]
+pub struct Access {
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+    pub auth: Option<BasicAuth>,
+    pub headers: Vec<(&'static str, &'static str)>,
+}
+
+impl Access {
+    /// From a loaded web config.
+    pub fn from_web_config(loaded: crate::export::web_config::Loaded) -> Access {
+        Access {
+            tls: loaded.tls,
+            auth: BasicAuth::new(&loaded.config.users),
+            // Read once at start and kept for the process's life: leaked so
+            // every response can borrow them as it does its fixed headers.
+            headers: loaded
+                .config
+                .headers
+                .into_iter()
+                .map(|(name, value)| -> (&'static str, &'static str) {
+                    (name.leak(), value.leak())
+                })
+                .collect(),
+        }
+    }
+}
+
 pub struct Server {
     listener: TcpListener,
     addr: SocketAddr,
     limits: Limits,
+    access: Access,
 }
 
 impl Server {
@@ -108,7 +142,14 @@ impl Server {
             listener,
             addr,
             limits,
+            access: Access::default(),
         })
+    }
+
+    /// Serves through TLS, with authentication and headers, as `access` says.
+    pub fn with_access(mut self, access: Access) -> Server {
+        self.access = access;
+        self
     }
 
     /// The bound address (the real port when asked for port 0).
@@ -121,9 +162,18 @@ impl Server {
     ///
     /// [`event_loop`]: super::event_loop
     pub fn serve(&self, latest: &Arc<Latest>, stop: &Stop) {
-        super::event_loop::run(&self.listener, &self.limits, stop, &|head| {
-            route(head, latest)
-        });
+        let access = &self.access;
+        super::event_loop::run(
+            &self.listener,
+            &self.limits,
+            access.tls.as_ref(),
+            stop,
+            &|head| {
+                let mut response = guarded(head, access).unwrap_or_else(|| route(head, latest));
+                response.headers.extend(access.headers.iter().copied());
+                response
+            },
+        );
     }
 }
 
@@ -141,6 +191,28 @@ const INDEX: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     "</p>\n</body>\n</html>\n"
 );
+
+/// The answer when the credentials do not let the request through: 401
+/// with the challenge, or 503 while new credentials are being tried too fast.
+fn guarded(head: &RequestHead, access: &Access) -> Option<Response> {
+    let auth = access.auth.as_ref()?;
+    match auth.check(head.authorization.as_deref(), Instant::now()) {
+        Verdict::Allowed => None,
+        Verdict::Denied => {
+            let mut r = Response::error(401, "a user name and password are needed");
+            r.headers.push((
+                "WWW-Authenticate",
+                "Basic realm=\"restop\", charset=\"UTF-8\"",
+            ));
+            Some(r)
+        }
+        Verdict::Busy => {
+            let mut r = Response::error(503, "too many new credentials tried; try again");
+            r.headers.push(("Retry-After", "5"));
+            Some(r)
+        }
+    }
+}
 
 /// GET and HEAD of `/metrics` and `/`; nothing else.
 pub fn route(head: &RequestHead, latest: &Latest) -> Response {

@@ -50,3 +50,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "restop.job" -}}
 {{- default (include "restop.name" .) .Values.prometheusRule.job -}}
 {{- end -}}
+
+{{/* The Secret holding the web config (--web.config.file), or "" for none. */}}
+{{- define "restop.webConfigSecret" -}}
+{{- if .Values.webConfig.existingSecret -}}
+{{- .Values.webConfig.existingSecret -}}
+{{- else if .Values.webConfig.config -}}
+{{- include "restop.fullname" . }}-web-config
+{{- end -}}
+{{- end }}
