@@ -24,6 +24,7 @@ mod demo_timeline;
 mod deploy_artifacts;
 mod deploy_build_info;
 mod deploy_helm;
+mod deploy_lifecycle;
 mod deploy_manifests;
 mod deploy_no_rdma;
 mod export_assets;
