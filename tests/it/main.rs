@@ -27,6 +27,7 @@ mod deploy_helm;
 mod deploy_lifecycle;
 mod deploy_manifests;
 mod deploy_no_rdma;
+mod deploy_release;
 mod export_assets;
 mod export_attack;
 mod export_cli;
