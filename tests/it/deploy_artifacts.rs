@@ -8,16 +8,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn required() -> bool {
+pub(crate) fn required() -> bool {
     std::env::var("RESTOP_DEPLOY_TESTS").is_ok_and(|v| v == "1")
 }
 
 /// The artifact, or `None` (skipped) when it was not built and is not required.
-fn artifact(path: PathBuf, made_by: &str) -> Option<PathBuf> {
+pub(crate) fn artifact(path: PathBuf, made_by: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
@@ -26,11 +26,11 @@ fn artifact(path: PathBuf, made_by: &str) -> Option<PathBuf> {
     None
 }
 
-fn output(cmd: &mut Command) -> Output {
+pub(crate) fn output(cmd: &mut Command) -> Output {
     cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"))
 }
 
-fn ok(cmd: &mut Command) -> String {
+pub(crate) fn ok(cmd: &mut Command) -> String {
     let out = output(cmd);
     assert!(
         out.status.success(),
@@ -47,7 +47,7 @@ fn version_of(text: &str) -> (u32, u32) {
     (parts.next().unwrap(), parts.next().unwrap_or(0))
 }
 
-fn dist(name: &str) -> PathBuf {
+pub(crate) fn dist(name: &str) -> PathBuf {
     root().join("target/dist").join(name)
 }
 
@@ -106,7 +106,7 @@ fn the_aarch64_binary_runs_the_demo_under_qemu_user() {
     }
 }
 
-fn deb() -> Option<PathBuf> {
+pub(crate) fn deb() -> Option<PathBuf> {
     let dir = root().join("target/dist");
     let found = std::fs::read_dir(&dir).ok().and_then(|entries| {
         entries
@@ -144,13 +144,18 @@ fn the_package_installs_into_a_clean_root_runs_and_its_units_verify() {
     }
     std::fs::write(r.join("var/lib/dpkg/status"), "").unwrap();
     std::fs::write(r.join("var/lib/dpkg/available"), "").unwrap();
-    // The root holds only the files of the package's dependencies (unpacked: their
-    // maintainer scripts need a shell the empty root does not have, hence --force-depends).
+    // The root holds only the files of the package's dependencies and a shell for
+    // restop's maintainer scripts, which dpkg runs chrooted into it (unpacked: their
+    // own maintainer scripts need more than the root has, hence --force-depends).
     let debs = ok(Command::new(root().join("scripts/fetch-debs.sh"))
         .arg(root().join("target/debs"))
-        .args(["libc6", "libgcc-s1", "gcc-12-base"]));
+        .args(["libc6", "libgcc-s1", "gcc-12-base", "dash"]));
     for d in debs.lines() {
         ok(Command::new("dpkg-deb").arg("-x").arg(d).arg(r));
+    }
+    // dash ships /bin/sh since bookworm; older packages left it to their postinst.
+    if !r.join("bin/sh").exists() {
+        std::os::unix::fs::symlink("dash", r.join("bin/sh")).unwrap();
     }
     ok(Command::new("dpkg")
         .arg(format!("--root={}", r.display()))

@@ -250,7 +250,10 @@ fn the_chart_carries_selector_labels_rules_and_the_dashboard() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(image.starts_with("localhost/restop@sha256:"), "{image}");
+    assert!(
+        image.starts_with("ghcr.io/restop/restop@sha256:"),
+        "{image}"
+    );
 }
 
 #[test]
