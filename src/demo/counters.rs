@@ -77,6 +77,7 @@ pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
                 notes: Vec::new(),
                 bound: Vec::new(),
                 bound_note: None,
+                netdev: None,
             });
         }
     }
