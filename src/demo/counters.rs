@@ -8,11 +8,13 @@
 //! CNP storm (congestion on the storage fabric) for 90 s every 5 minutes,
 //! starting 20 s in; `mlx5_0`'s link flaps once every 10 minutes, 45 s in
 //! (`link_downed` and `link_error_recovery` step, traffic stalls for that
-//! second); the VF whose port is down counts nothing.
+//! second); the VF whose port is down counts nothing. Each port's netdev and
+//! its PFC storm are `netdev.rs`'s.
 
 use super::clock::{SimMs, unix_ms};
 use super::host::{MLX5_0, MLX5_1};
 use crate::model::Device;
+use crate::model::counters::netdev::NetdevCounters;
 use crate::model::counters::{CounterRead, CounterSource, PortCounters, parse_link_rate_mbps};
 use std::collections::BTreeMap;
 
@@ -24,9 +26,9 @@ const STORM_DEVICE: u32 = MLX5_1;
 pub(super) const STORM_START_S: f64 = 20.0;
 pub(super) const STORM_PERIOD_S: f64 = 300.0;
 pub(super) const STORM_LEN_S: f64 = 90.0;
-const FLAP_DEVICE: u32 = MLX5_0;
-const FLAP_AT_S: f64 = 45.0;
-const FLAP_PERIOD_S: f64 = 600.0;
+pub(super) const FLAP_DEVICE: u32 = MLX5_0;
+pub(super) const FLAP_AT_S: f64 = 45.0;
+pub(super) const FLAP_PERIOD_S: f64 = 600.0;
 
 /// Bytes per second (tx, rx) a device's port carries on average.
 fn traffic(device: u32) -> Option<(f64, f64)> {
@@ -68,6 +70,14 @@ const BASELINE: &[(&str, u64)] = &[
 pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
     for device in devices {
         for port in &mut device.ports {
+            let pf = device.pf.is_none();
+            let netdev = port.netdev.clone().map(|name| NetdevCounters {
+                name,
+                ifindex: port.netdev_index,
+                read: super::netdev::read(device.index, pf, now),
+                previous: previous.map(|at| super::netdev::read(device.index, pf, at)),
+                notes: Vec::new(),
+            });
             port.counters = Some(PortCounters {
                 source: Some(CounterSource::Demo),
                 link_rate_mbps: parse_link_rate_mbps(LINK_RATE),
@@ -77,7 +87,7 @@ pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
                 notes: Vec::new(),
                 bound: Vec::new(),
                 bound_note: None,
-                netdev: None,
+                netdev,
             });
         }
     }
@@ -94,7 +104,7 @@ pub(super) fn windows_elapsed(t: f64, start: f64, period: f64, len: f64) -> f64 
 }
 
 /// Events of a periodic event up to `t`.
-fn events_elapsed(t: f64, at: f64, period: f64) -> u64 {
+pub(super) fn events_elapsed(t: f64, at: f64, period: f64) -> u64 {
     if t < at {
         0
     } else {
