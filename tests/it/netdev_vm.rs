@@ -64,13 +64,18 @@ fn phase(name: &str) -> Option<(std::path::PathBuf, String)> {
 
 #[test]
 fn the_netdev_counters_lie_between_ethtool_and_ip_before_and_after() {
-    let Some((dir, ctx)) = phase("json") else { return };
+    let Some((dir, ctx)) = phase("json") else {
+        return;
+    };
     let text = read(&dir, "json.stdout").unwrap_or_else(|e| panic!("{e} ({ctx})"));
     let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e} ({ctx})"));
     let port = rxe2(&doc);
     let n = &port["netdev_counters"];
     assert_eq!(n["name"], "rxv0", "{port} ({ctx})");
-    let check = |what: &str, restop: &Value, before: BTreeMap<String, u64>, after: BTreeMap<String, u64>| {
+    let check = |what: &str,
+                 restop: &Value,
+                 before: BTreeMap<String, u64>,
+                 after: BTreeMap<String, u64>| {
         assert!(!after.is_empty(), "{what}: nothing to compare ({ctx})");
         for (name, hi) in &after {
             let lo = before.get(name).copied().unwrap_or(0);
@@ -102,7 +107,9 @@ fn the_netdev_counters_lie_between_ethtool_and_ip_before_and_after() {
 
 #[test]
 fn a_flap_grows_carrier_changes_and_restop_shows_it() {
-    let Some((dir, ctx)) = phase("batch") else { return };
+    let Some((dir, ctx)) = phase("batch") else {
+        return;
+    };
     let text = read(&dir, "batch.stdout").unwrap_or_else(|e| panic!("{e} ({ctx})"));
     let lines: Vec<Value> = text
         .lines()
@@ -113,9 +120,20 @@ fn a_flap_grows_carrier_changes_and_restop_shows_it() {
         .filter_map(|d| rxe2(d)["netdev_counters"]["carrier_changes"].as_u64())
         .collect();
     assert!(changes.len() >= 4, "{changes:?} ({ctx})");
-    let before: u64 = read(&dir, "after-carrier").unwrap_or_default().trim().parse().unwrap_or(0);
-    let after: u64 = read(&dir, "flapped-carrier").unwrap_or_default().trim().parse().unwrap_or(0);
-    assert!(after >= before + 2, "the flap did not move carrier_changes: {before} → {after} ({ctx})");
+    let before: u64 = read(&dir, "after-carrier")
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    let after: u64 = read(&dir, "flapped-carrier")
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    assert!(
+        after >= before + 2,
+        "the flap did not move carrier_changes: {before} → {after} ({ctx})"
+    );
     assert_eq!(changes.first().copied(), Some(before), "({ctx})");
     assert_eq!(changes.last().copied(), Some(after), "({ctx})");
     let flapped = lines.iter().any(|d| {
