@@ -9,11 +9,13 @@
 //! starting 20 s in; `mlx5_0`'s link flaps once every 10 minutes, 45 s in
 //! (`link_downed` and `link_error_recovery` step, traffic stalls for that
 //! second, and the port is DOWN for `FLAP_DOWN_S` from then); the VF whose
-//! port is down counts nothing.
+//! port is down counts nothing. Each port's netdev and its PFC storm are
+//! `netdev.rs`'s.
 
 use super::clock::{SimMs, unix_ms};
 use super::host::{MLX5_0, MLX5_1};
 use crate::model::Device;
+use crate::model::counters::netdev::NetdevCounters;
 use crate::model::counters::{CounterRead, CounterSource, PortCounters, parse_link_rate_mbps};
 use std::collections::BTreeMap;
 
@@ -25,9 +27,9 @@ const STORM_DEVICE: u32 = MLX5_1;
 pub(super) const STORM_START_S: f64 = 20.0;
 pub(super) const STORM_PERIOD_S: f64 = 300.0;
 pub(super) const STORM_LEN_S: f64 = 90.0;
-const FLAP_DEVICE: u32 = MLX5_0;
-const FLAP_AT_S: f64 = 45.0;
-const FLAP_PERIOD_S: f64 = 600.0;
+pub(super) const FLAP_DEVICE: u32 = MLX5_0;
+pub(super) const FLAP_AT_S: f64 = 45.0;
+pub(super) const FLAP_PERIOD_S: f64 = 600.0;
 /// How long the flapping port shows DOWN: two collections at the default 2 s.
 const FLAP_DOWN_S: f64 = 4.0;
 
@@ -76,6 +78,14 @@ pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
             if device.index == FLAP_DEVICE && flapping {
                 port.state = Some(crate::model::PortState::Down);
             }
+            let pf = device.pf.is_none();
+            let netdev = port.netdev.clone().map(|name| NetdevCounters {
+                name,
+                ifindex: port.netdev_index,
+                read: super::netdev::read(device.index, pf, now),
+                previous: previous.map(|at| super::netdev::read(device.index, pf, at)),
+                notes: Vec::new(),
+            });
             port.counters = Some(PortCounters {
                 source: Some(CounterSource::Demo),
                 link_rate_mbps: parse_link_rate_mbps(LINK_RATE),
@@ -85,6 +95,7 @@ pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
                 notes: Vec::new(),
                 bound: Vec::new(),
                 bound_note: None,
+                netdev,
             });
         }
     }
@@ -101,7 +112,7 @@ pub(super) fn windows_elapsed(t: f64, start: f64, period: f64, len: f64) -> f64 
 }
 
 /// Events of a periodic event up to `t`.
-fn events_elapsed(t: f64, at: f64, period: f64) -> u64 {
+pub(super) fn events_elapsed(t: f64, at: f64, period: f64) -> u64 {
     if t < at {
         0
     } else {

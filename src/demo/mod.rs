@@ -20,6 +20,7 @@ mod footprint;
 mod host;
 mod identity;
 mod ids;
+mod netdev;
 mod pods;
 mod qp_counters;
 mod rng;

@@ -129,6 +129,7 @@ pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
             w.sample(&PORT_LINK_RATE, &[dev, port], mbps as f64 * 1e6 / 8.0);
         }
     }
+    super::netdev::write_netdevs(w, devices);
 }
 
 /// The QP-bound counters, labelled by counter id, port and owner; without `pid_label`

@@ -21,6 +21,7 @@ pub mod counters;
 pub mod exposition;
 pub mod health;
 pub mod http;
+pub mod netdev;
 pub mod render;
 pub mod run;
 pub mod textfile;

@@ -74,6 +74,12 @@ impl SocketTransport {
         SocketTransport::open_family(NlFamily::Rdma, timeout)
     }
 
+    /// A generic netlink socket (`NETLINK_GENERIC`) with the same timeout,
+    /// sender and sequence checks, for the ethtool family (`collect::ethtool`).
+    pub fn open_generic(timeout: Duration) -> Result<SocketTransport, NlError> {
+        SocketTransport::open_family(NlFamily::Generic, timeout)
+    }
+
     fn open_family(family: NlFamily, timeout: Duration) -> Result<SocketTransport, NlError> {
         let timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
         let socket = connect(family, timeout)?;

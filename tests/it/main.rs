@@ -54,6 +54,7 @@ mod limits_output;
 mod limits_tui;
 mod live_phases;
 mod live_source;
+mod netdev_vm;
 mod nldev_captures;
 mod nldev_proptest;
 mod nldev_stat;

@@ -72,7 +72,7 @@ elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
 # --- host packages -----------------------------------------------------------
 PACKAGES=(qemu-system-x86 busybox-static bash coreutils util-linux iproute2 kmod cpio gcc libc6-dev
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev
-	tmux ncurses-base)
+	tmux ncurses-base ethtool)
 apt_updated=0
 apt_update() {
 	[ $apt_updated = 1 ] && return 0
@@ -193,7 +193,7 @@ put_prog() { # PATH-or-NAME DEST
 
 put /bin/busybox /usr/bin/busybox
 for b in bash rdma ip timeout date ibv_devices ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong rping \
-	tmux setpriv; do
+	tmux setpriv ethtool; do
 	put_prog "$b" "/usr/bin/$b"
 done
 put_prog kmod /usr/bin/kmod
@@ -232,7 +232,7 @@ ldconfig -r "$R"
 
 # kernel modules and what they depend on; crc32_generic: rxe computes its ICRC
 # with the crc32 shash, without it `rdma link add` fails with ENOENT
-for m in rdma_rxe ib_uverbs rdma_ucm crc32_generic dummy 9p 9pnet_virtio virtio_pci; do
+for m in rdma_rxe ib_uverbs rdma_ucm crc32_generic dummy veth 9p 9pnet_virtio virtio_pci; do
 	deps=$(modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null) || die "kernel module $m not found"
 	for ko in $(awk '$1 == "insmod" { print $2 }' <<<"$deps"); do
 		put "$ko" "/lib/modules/$KVER/${ko#"$KMODS"/}"

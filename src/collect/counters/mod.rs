@@ -5,16 +5,18 @@
 //!
 //! The reader remembers each port's previous read so the snapshot carries
 //! both and rates come from the reads' own timestamps (`model::counters`).
-//! Read-only: restop never sends `STAT_SET`/`STAT_DEL`.
+//! Read-only: restop never sends `STAT_SET`/`STAT_DEL`. Each port's netdev
+//! is read alongside (`collect::netdev`).
 
 pub mod sysfs;
 
+use crate::collect::netdev::NetdevReader;
 use crate::model::counters::bound::BoundCounter;
 use crate::model::counters::{CounterRead, CounterSource, PortCounters, parse_link_rate_mbps};
 use crate::model::{Device, Warning, WarningKind};
 use crate::nldev::stat::QpCounter;
 use crate::nldev::{NldevClient, Transport};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use sysfs::{port_dir, read_counter_dir, read_rate};
 
@@ -30,11 +32,13 @@ pub struct CounterReader {
     netlink_unsupported: bool,
     /// The kernel refused the QP-counter dump as unsupported: not asked again.
     bound_unsupported: Option<String>,
+    netdev: NetdevReader,
 }
 
 impl CounterReader {
     pub fn new(sys_root: PathBuf) -> CounterReader {
         CounterReader {
+            netdev: NetdevReader::new(sys_root.clone()),
             sys_root,
             previous: HashMap::new(),
             netlink_unsupported: false,
@@ -51,7 +55,11 @@ impl CounterReader {
     ) {
         let (index, name) = (device.index, device.name.clone());
         for port in &mut device.ports {
-            let counters = self.read_port(client, index, &name, port.index, warnings);
+            let mut counters = self.read_port(client, index, &name, port.index, warnings);
+            let netdev = self
+                .netdev
+                .netdev_of(&name, port.index, port.netdev.as_deref());
+            counters.netdev = netdev.map(|n| self.netdev.read(&n, port.netdev_index));
             port.counters = Some(counters);
         }
         self.read_bound(client, device, warnings);
@@ -103,6 +111,13 @@ impl CounterReader {
 
     /// Forgets ports that are no longer there (after a collection).
     pub fn retain(&mut self, devices: &[Device]) {
+        let netdevs: HashSet<String> = devices
+            .iter()
+            .flat_map(|d| &d.ports)
+            .filter_map(|p| p.counters.as_ref()?.netdev.as_ref())
+            .map(|n| n.name.clone())
+            .collect();
+        self.netdev.retain(&netdevs);
         self.previous.retain(|(index, name, port), _| {
             devices.iter().any(|d| {
                 d.index == *index && &d.name == name && d.ports.iter().any(|p| p.index == *port)

@@ -70,7 +70,18 @@ impl PortSummary {
             moved: port
                 .counters
                 .as_ref()
-                .map(PortCounters::moved)
+                .map(|c| {
+                    // The netdev's pause storm, discards or flap first: on a
+                    // RoCE port they explain the RDMA counters that follow.
+                    let mut moved: Vec<String> = c
+                        .netdev
+                        .as_ref()
+                        .and_then(|n| n.health())
+                        .map(|h| h.words())
+                        .unwrap_or_default();
+                    moved.extend(c.moved());
+                    moved
+                })
                 .unwrap_or_default(),
             alerting,
         }

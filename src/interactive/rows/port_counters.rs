@@ -3,6 +3,8 @@
 //! what the catalog says it means. Rates, moved counters and alerts come
 //! from `model::counters` and the counter history; this only sorts them.
 
+use crate::model::counters::netdev::{NetdevCounters, Priority, is_discard};
+use crate::model::counters::rates::{interval_between, per_second};
 use crate::model::counters::{CounterClass, PortCounters, describe};
 use crate::model::history::counters::{CounterHistory, RateSeries};
 use crate::model::{Port, Snapshot};
@@ -15,6 +17,9 @@ pub enum Origin {
     Driver,
     /// The standard PMA counters (sysfs `counters/`).
     Pma,
+    /// The port's netdev: sysfs `statistics/`, the standard ethtool groups
+    /// and the driver's `ethtool -S` (`model::counters::netdev`).
+    Netdev,
 }
 
 /// How a row is marked.
@@ -132,6 +137,85 @@ pub fn counter_rows(
                 mark,
             });
         }
+    }
+    if let Some(n) = &counters.netdev {
+        rows.extend(netdev_rows(n));
+    }
+    rows
+}
+
+/// The netdev's counters, marked as the netdev reading says: pause frames,
+/// discards and errors that rose are `Moved`.
+fn netdev_rows(n: &NetdevCounters) -> Vec<CounterRow> {
+    let health = n.health();
+    let pause = n.read.pause();
+    let mut resets = Vec::new();
+    let prev = n.previous.as_ref();
+    let interval = prev.and_then(|p| interval_between(p.at_ms, n.read.at_ms).ok());
+    let mut rows = Vec::new();
+    let maps = [
+        (&n.read.stats, prev.map(|p| &p.stats)),
+        (&n.read.standard, prev.map(|p| &p.standard)),
+        (&n.read.driver, prev.map(|p| &p.driver)),
+    ];
+    for (now, before) in maps {
+        let rates = match (before, interval) {
+            (Some(b), Some(i)) => per_second(b, now, i, &mut resets),
+            _ => Default::default(),
+        };
+        for (name, &value) in now {
+            let rate = rates.get(name).copied();
+            let is_pause = pause.iter().find(|c| &c.counter == name);
+            let rose = health.as_ref().is_some_and(|h| {
+                h.discards
+                    .iter()
+                    .chain(h.errors.iter())
+                    .any(|(n, _)| n == name)
+            }) || (is_pause.is_some() && rate.is_some_and(|r| r > 0.0));
+            let meaning = match is_pause.map(|c| c.priority) {
+                Some(Priority::Pfc(_)) => Some("PFC pause frames of one priority"),
+                Some(Priority::Global) => Some("802.3x pause frames of the link"),
+                None if is_discard(name) => Some("packets discarded or dropped"),
+                None => None,
+            };
+            let mark = if resets.contains(name) {
+                Mark::Reset
+            } else if rose {
+                Mark::Moved
+            } else {
+                Mark::Plain
+            };
+            rows.push(CounterRow {
+                name: name.clone(),
+                origin: Origin::Netdev,
+                value,
+                rate,
+                series: Vec::new(),
+                class: None,
+                meaning,
+                mark,
+            });
+        }
+    }
+    if let Some(c) = n.read.carrier_changes {
+        let before = prev.and_then(|p| p.carrier_changes);
+        rows.push(CounterRow {
+            name: "carrier_changes".to_string(),
+            origin: Origin::Netdev,
+            value: c,
+            rate: match (before, interval) {
+                (Some(b), Some(i)) if c >= b => Some((c - b) as f64 / i),
+                _ => None,
+            },
+            series: Vec::new(),
+            class: None,
+            meaning: Some("link up/down transitions (a flap is two)"),
+            mark: if health.is_some_and(|h| h.carrier_changes > 0) {
+                Mark::Moved
+            } else {
+                Mark::Plain
+            },
+        });
     }
     rows
 }

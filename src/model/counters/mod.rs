@@ -10,6 +10,7 @@
 pub mod bound;
 pub mod catalog;
 pub mod health;
+pub mod netdev;
 pub mod rates;
 
 pub use catalog::{CounterClass, Direction, describe};
@@ -77,6 +78,10 @@ pub struct PortCounters {
     /// Why the bound counters could not be read, when they could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound_note: Option<String>,
+    /// The port's netdev and its Ethernet counters (RoCE and iWARP ports
+    /// whose netdev is in this network namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netdev: Option<netdev::NetdevCounters>,
 }
 
 impl PortCounters {

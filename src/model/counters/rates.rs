@@ -8,6 +8,7 @@
 //! rates at all, with a note.
 
 use super::CounterRead;
+use crate::model::UnixMs;
 use std::collections::BTreeMap;
 
 /// Rates since the previous read.
@@ -35,25 +36,39 @@ impl Rates {
 /// Rates from `prev` to `cur`. Counters present in only one read get none.
 pub fn rates_between(prev: &CounterRead, cur: &CounterRead) -> Rates {
     let mut out = Rates::default();
-    if cur.at_ms <= prev.at_ms {
-        out.note = Some(if cur.at_ms == prev.at_ms {
-            "two reads at the same time: no rates".to_string()
-        } else {
-            format!(
-                "the clock went back {} ms between reads: no rates",
-                prev.at_ms.since(cur.at_ms)
-            )
-        });
-        return out;
-    }
-    let interval_s = cur.at_ms.since(prev.at_ms).as_secs_f64();
+    let interval_s = match interval_between(prev.at_ms, cur.at_ms) {
+        Ok(s) => s,
+        Err(note) => {
+            out.note = Some(note);
+            return out;
+        }
+    };
     out.interval_s = interval_s;
     out.hw = per_second(&prev.hw, &cur.hw, interval_s, &mut out.resets);
     out.pma = per_second(&prev.pma, &cur.pma, interval_s, &mut out.resets);
     out
 }
 
-fn per_second(
+/// Seconds from one read to the next, or why the two cannot be compared
+/// (the same instant, or the clock went back). Shared by every kind of
+/// counter read (RDMA ports, their netdevs).
+pub fn interval_between(prev: UnixMs, cur: UnixMs) -> Result<f64, String> {
+    if cur <= prev {
+        return Err(if cur == prev {
+            "two reads at the same time: no rates".to_string()
+        } else {
+            format!(
+                "the clock went back {} ms between reads: no rates",
+                prev.since(cur)
+            )
+        });
+    }
+    Ok(cur.since(prev).as_secs_f64())
+}
+
+/// Per-second rates of the counters in both maps; a counter that went down
+/// is named in `resets` and gets none.
+pub fn per_second(
     prev: &BTreeMap<String, u64>,
     cur: &BTreeMap<String, u64>,
     interval_s: f64,
@@ -76,7 +91,6 @@ fn per_second(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::UnixMs;
 
     fn read(at_ms: u64, hw: &[(&str, u64)]) -> CounterRead {
         CounterRead {

@@ -14,6 +14,9 @@
 //! first seen (`history/alert_ages.rs`), so a problem keeps its `since`
 //! while it lasts and starts again when it comes back.
 
+mod netdev;
+#[cfg(test)]
+mod netdev_tests;
 mod raise;
 mod rules;
 #[cfg(test)]
@@ -71,6 +74,10 @@ pub enum ProblemKind {
     LinkFlap,
     /// A port that was ACTIVE is not.
     PortNotActive,
+    /// A RoCE port's netdev sends or receives pause frames in a storm (PFC or 802.3x).
+    PauseStorm,
+    /// A RoCE port's netdev discards packets (`rx_discards_phy`, drops).
+    NetdevDiscards,
     /// Objects whose owner could not be found.
     Unattributed,
     /// A process exited and its objects stayed behind.
@@ -82,7 +89,7 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
-    pub const ALL: [ProblemKind; 13] = [
+    pub const ALL: [ProblemKind; 15] = [
         ProblemKind::Limit,
         ProblemKind::LeakSuspect,
         ProblemKind::RisingOwner,
@@ -92,6 +99,8 @@ impl ProblemKind {
         ProblemKind::Congestion,
         ProblemKind::LinkFlap,
         ProblemKind::PortNotActive,
+        ProblemKind::PauseStorm,
+        ProblemKind::NetdevDiscards,
         ProblemKind::Unattributed,
         ProblemKind::LeftBehind,
         ProblemKind::CollectionPartial,
@@ -110,6 +119,8 @@ impl ProblemKind {
             ProblemKind::Congestion => "congestion",
             ProblemKind::LinkFlap => "link_flap",
             ProblemKind::PortNotActive => "port_not_active",
+            ProblemKind::PauseStorm => "pause_storm",
+            ProblemKind::NetdevDiscards => "netdev_discards",
             ProblemKind::Unattributed => "unattributed",
             ProblemKind::LeftBehind => "left_behind",
             ProblemKind::CollectionPartial => "collection_partial",

@@ -36,6 +36,7 @@ pub fn raise(input: &Input<'_>) -> Vec<Problem> {
     rising_owners(input, at, &mut out);
     error_qps(input, &mut out);
     counters(input, at, &mut out);
+    super::netdev::netdevs(input, at, &mut out);
     ports_down(input, at, &mut out);
     unattributed(input, at, &mut out);
     collection(input, at, &mut out);
@@ -409,7 +410,7 @@ fn counters(input: &Input<'_>, at: UnixMs, out: &mut Vec<Problem>) {
     }
 }
 
-fn port_problem(
+pub(super) fn port_problem(
     severity: Severity,
     kind: ProblemKind,
     device: &str,
@@ -434,7 +435,7 @@ fn port_problem(
     )
 }
 
-fn round2(x: f64) -> f64 {
+pub(super) fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 

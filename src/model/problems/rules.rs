@@ -28,6 +28,14 @@ pub struct ProblemRules {
     pub rising_min_growth: i64,
     /// How steadily: rises against falls (`TypeTrend::monotonicity`).
     pub rising_monotonicity: f64,
+    /// A RoCE port's netdev receiving (or sending) pause frames this fast,
+    /// per second over every priority, is in a pause storm: a warning.
+    pub pause_storm_per_s: f64,
+    /// From this rate on, a critical.
+    pub pause_critical_per_s: f64,
+    /// A netdev discarding this many packets a second (its discard and drop
+    /// counters together) is a warning.
+    pub netdev_discards_per_s: f64,
 }
 
 impl Default for ProblemRules {
@@ -41,6 +49,9 @@ impl Default for ProblemRules {
             congestion_storm_per_s: 1_000.0,
             rising_min_growth: 30,
             rising_monotonicity: 0.9,
+            pause_storm_per_s: 1_000.0,
+            pause_critical_per_s: 10_000.0,
+            netdev_discards_per_s: 1.0,
         }
     }
 }

@@ -5,6 +5,7 @@
 use super::view::OrderedMap;
 use crate::model::counters::PortCounters;
 use crate::model::counters::bound::{BoundCounter, counter_owner, qp_owner};
+use crate::model::counters::netdev::NetdevCounters;
 use crate::model::{Device, OwnerKey, Port, ReportedOwner, Snapshot, UnixMs};
 use serde::Serialize;
 
@@ -39,6 +40,111 @@ pub struct PortCountersView {
     /// Why `bound_counters` could not be read; `null` when they were (an
     /// empty list then means nothing is bound).
     pub bound_counters_note: Option<String>,
+    /// The port's netdev and its Ethernet counters; `null` where the port
+    /// has none (InfiniBand) or counters were not read.
+    pub netdev_counters: Option<NetdevView>,
+}
+
+/// A port's netdev (docs/json.md, "The netdev of a port").
+#[derive(Debug, Serialize)]
+pub struct NetdevView {
+    pub name: String,
+    pub ifindex: Option<u32>,
+    pub read_at_ms: Option<UnixMs>,
+    /// `/sys/class/net/<netdev>/statistics/`, by file name.
+    pub statistics: OrderedMap<u64>,
+    pub carrier_changes: Option<u64>,
+    /// The standard ethtool groups (`pause.rx_frames`, `eth-mac.<name>`, ...).
+    pub standard: OrderedMap<u64>,
+    /// The driver's `ethtool -S`, by name.
+    pub driver: OrderedMap<u64>,
+    /// Every pause counter: direction, priority (`0`-`7` or `global`), total.
+    pub pause: Vec<PauseView>,
+    /// What moved since the previous read; `null` on the first read.
+    pub health: Option<NetdevHealthView>,
+    /// What is not available, in words.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PauseView {
+    pub direction: &'static str,
+    pub priority: String,
+    pub frames: u64,
+    pub counter: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NetdevHealthView {
+    pub interval_s: f64,
+    pub rx_pause_per_s: f64,
+    pub tx_pause_per_s: f64,
+    /// Pause frames per second by priority and direction, only those that moved.
+    pub pause_per_s: Vec<PauseRateView>,
+    /// Discard and drop counters that rose, per second.
+    pub discards_per_s: OrderedMap<f64>,
+    /// Error counters that rose, per second.
+    pub errors_per_s: OrderedMap<f64>,
+    /// Carrier changes since the previous read (a flap is two).
+    pub carrier_changes: u64,
+    pub resets: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PauseRateView {
+    pub direction: &'static str,
+    pub priority: String,
+    pub per_s: f64,
+}
+
+fn direction(d: crate::model::counters::Direction) -> &'static str {
+    match d {
+        crate::model::counters::Direction::Rx => "rx",
+        crate::model::counters::Direction::Tx => "tx",
+    }
+}
+
+pub fn netdev_view(n: &NetdevCounters) -> NetdevView {
+    let has_read = !n.read.stats.is_empty() || n.read.carrier_changes.is_some();
+    NetdevView {
+        name: n.name.clone(),
+        ifindex: n.ifindex,
+        read_at_ms: has_read.then_some(n.read.at_ms),
+        statistics: totals(&n.read.stats),
+        carrier_changes: n.read.carrier_changes,
+        standard: totals(&n.read.standard),
+        driver: totals(&n.read.driver),
+        pause: n
+            .read
+            .pause()
+            .into_iter()
+            .map(|c| PauseView {
+                direction: direction(c.direction),
+                priority: c.priority.label(),
+                frames: c.frames,
+                counter: c.counter,
+            })
+            .collect(),
+        health: n.health().map(|h| NetdevHealthView {
+            interval_s: h.interval_s,
+            rx_pause_per_s: h.rx_pause_per_s,
+            tx_pause_per_s: h.tx_pause_per_s,
+            pause_per_s: h
+                .pause
+                .iter()
+                .map(|(p, d, r)| PauseRateView {
+                    direction: direction(*d),
+                    priority: p.label(),
+                    per_s: *r,
+                })
+                .collect(),
+            discards_per_s: OrderedMap(h.discards.clone()),
+            errors_per_s: OrderedMap(h.errors.clone()),
+            carrier_changes: h.carrier_changes,
+            resets: h.resets,
+        }),
+        notes: n.notes.clone(),
+    }
 }
 
 /// One QP-bound counter: `counter_id` and `mode` as `rdma statistic qp show`
@@ -143,6 +249,7 @@ fn view(c: &PortCounters) -> PortCountersView {
         counter_notes: notes,
         bound_counters: Vec::new(),
         bound_counters_note: None,
+        netdev_counters: c.netdev.as_ref().map(netdev_view),
     }
 }
 

@@ -6,7 +6,8 @@
 //! glance tells a healthy port from a sick one.
 
 use super::layout::{clean, truncate, words, wrap_units};
-use crate::model::counters::{CounterClass, PortCounters, describe};
+use crate::model::counters::netdev::{NetdevCounters, Priority};
+use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
 use crate::model::{Device, Port};
 use crate::units;
 
@@ -137,6 +138,20 @@ fn port_line(device: &str, port: &Port, c: &PortCounters, width: usize) -> Vec<S
             }
         }
     }
+    // The netdev's signals (pause storm, discards, errors, flap), when any moved.
+    if let Some((name, h)) = c
+        .netdev
+        .as_ref()
+        .and_then(|n| Some((n.name.as_str(), n.health()?)))
+        .filter(|(_, h)| !h.is_quiet())
+    {
+        words.push(format!(" netdev {}:", clean(name)));
+        let said = h.words();
+        let last = said.len().saturating_sub(1);
+        for (i, w) in said.into_iter().enumerate() {
+            words.push(if i < last { format!("{w},") } else { w });
+        }
+    }
     let words: Vec<String> = words.into_iter().filter(|w| !w.is_empty()).collect();
     wrap_units("  ", "    ", &words, " ", width)
 }
@@ -151,6 +166,9 @@ fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<St
         head.push_str(&format!("  link {}", truncate(&clean(rate), 24)));
     }
     let mut lines = vec![head];
+    if let Some(n) = &c.netdev {
+        lines.extend(netdev_lines(n, width));
+    }
     let rates = c.rates().filter(|r| r.note.is_none());
     if let Some(r) = &rates {
         lines.push(format!("  rates over {:.1} s", r.interval_s));
@@ -205,6 +223,83 @@ fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<St
         None => lines.extend(two_columns(&all, width)),
     }
     lines
+}
+
+/// The port's netdev: its name and carrier changes, then what moved since
+/// the previous read (pause frames, discards, errors, flaps), or the pause
+/// totals on a first read, and what is not available.
+fn netdev_lines(n: &NetdevCounters, width: usize) -> Vec<String> {
+    let mut head = format!("  netdev {}", truncate(&clean(&n.name), 16));
+    if let Some(changes) = n.read.carrier_changes {
+        head.push_str(&format!("  carrier changes {changes}"));
+    }
+    let mut lines = vec![head];
+    let sum = |list: &[(String, f64)]| list.iter().map(|(_, r)| r).sum::<f64>();
+    match n.health() {
+        Some(h) => {
+            let mut line = format!(
+                "    pause rx {}/s tx {}/s",
+                rate(h.rx_pause_per_s),
+                rate(h.tx_pause_per_s)
+            );
+            let prios: Vec<String> = h
+                .pause
+                .iter()
+                .filter_map(|(p, d, _)| match p {
+                    Priority::Pfc(n) => Some(format!("p{n} {}", direction(*d))),
+                    Priority::Global => None,
+                })
+                .collect();
+            if !prios.is_empty() {
+                line.push_str(&format!(" ({})", prios.join(", ")));
+            }
+            line.push_str(&format!(
+                "  discards {}/s  errors {}/s  carrier +{}",
+                rate(sum(&h.discards)),
+                rate(sum(&h.errors)),
+                h.carrier_changes
+            ));
+            lines.push(line);
+            let rose: Vec<String> = h
+                .discards
+                .iter()
+                .chain(h.errors.iter())
+                .map(|(name, _)| name.clone())
+                .collect();
+            if !rose.is_empty() {
+                lines.extend(listed("    rose: ", &rose, width));
+            }
+        }
+        None => {
+            let pause = n.read.pause();
+            if !pause.is_empty() {
+                let total = |d: Direction| -> u64 {
+                    pause
+                        .iter()
+                        .filter(|c| c.direction == d)
+                        .map(|c| c.frames)
+                        .max()
+                        .unwrap_or(0)
+                };
+                lines.push(format!(
+                    "    pause frames rx {} tx {}",
+                    total(Direction::Rx),
+                    total(Direction::Tx)
+                ));
+            }
+        }
+    }
+    for note in &n.notes {
+        lines.extend(wrap_units("    ", "    ", &words(&clean(note)), " ", width));
+    }
+    lines
+}
+
+fn direction(d: Direction) -> &'static str {
+    match d {
+        Direction::Rx => "rx",
+        Direction::Tx => "tx",
+    }
 }
 
 /// Totals only: two `name value` pairs per line, one where a pair would

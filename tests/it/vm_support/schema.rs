@@ -74,6 +74,7 @@ pub(crate) const PORT: &[&str] = &[
     "counter_notes",
     "bound_counters",
     "bound_counters_note",
+    "netdev_counters",
 ];
 const USAGE: &[&str] = &["current", "max", "ratio"];
 const OBJECT_ERROR: &[&str] = &["type", "message"];

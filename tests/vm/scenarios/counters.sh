@@ -16,6 +16,11 @@
 # `rdma statistic qp set link rxe0/1 auto type on`; restop only reads them):
 # set.{out,rc}, qp-{before,after}.json (rdma -j statistic qp show),
 # res-qp.json, json.* (restop --json in between).
+# netdev/: rxe2 over one end of a veth pair (rxv0, peer rxv1): ethtool -S
+# and ip -s -j link of rxv0 and its carrier_changes right before and after
+# restop --json ({before,after}-{ethtool.txt,ip.json,carrier}, json.*), then a
+# flap (rxv1 set down and up: veth drops rxv0's carrier with it) under
+# restop --batch --json -d 1s (batch.*), and flapped-*.
 # Without a restop binary in the guest the restop steps are skipped and
 # restop.missing is written.
 . /scenario/lib.sh
@@ -133,4 +138,34 @@ if [ $have_restop = 1 ]; then
 		cp /tmp/fault-prom/restop.prom "$OUT/fault/export.prom"
 fi
 mark "counters-fault-done"
+
+# netdev: the netdev side of a RoCE port, on a veth (it has ethtool -S)
+mkdir -p "$OUT/netdev"
+{
+	modprobe veth &&
+		ip link add rxv0 type veth peer name rxv1 &&
+		ip link set rxv1 up && ip link set rxv0 up &&
+		rdma link add rxe2 type rxe netdev rxv0
+} >"$OUT/netdev/setup.out" 2>&1
+echo $? >"$OUT/netdev/setup.rc"
+sleep 1
+nd_dump() {
+	ethtool -S rxv0 >"$OUT/netdev/$1-ethtool.txt" 2>&1
+	ip -s -j link show rxv0 >"$OUT/netdev/$1-ip.json" 2>&1
+	cat /sys/class/net/rxv0/carrier_changes >"$OUT/netdev/$1-carrier" 2>&1
+}
+nd_dump before
+[ $have_restop = 1 ] && capture netdev/json restop --json
+nd_dump after
+if [ $have_restop = 1 ]; then
+	capture netdev/batch restop --batch --json -d 1s -n 6 &
+	batch=$!
+	sleep 2.5
+fi
+ip link set rxv1 down
+sleep 1
+ip link set rxv1 up
+[ $have_restop = 1 ] && wait "$batch"
+nd_dump flapped
+mark "counters-netdev-done"
 exit 0

@@ -51,7 +51,14 @@ const MEANING_MIN: u16 = 12;
 pub fn columns(rows: &[CounterRow], width: u16) -> Vec<CounterColumn> {
     let widest = rows
         .iter()
-        .map(|r| r.name.chars().count() + usize::from(r.origin == Origin::Pma) * 4)
+        .map(|r| {
+            r.name.chars().count()
+                + match r.origin {
+                    Origin::Driver => 0,
+                    Origin::Pma => 4,
+                    Origin::Netdev => 7,
+                }
+        })
         .max()
         .unwrap_or(4);
     let digits = rows
@@ -216,6 +223,7 @@ fn draw_row(
                 let name = match row.origin {
                     Origin::Driver => row.name.clone(),
                     Origin::Pma => format!("{} pma", row.name),
+                    Origin::Netdev => format!("{} netdev", row.name),
                 };
                 (pad(&name, w, false), style)
             }
@@ -275,6 +283,18 @@ fn port_line<'a>(device: &str, port: &Port, theme: &Theme) -> Vec<Span<'a>> {
             spans.push(Span::styled(
                 format!("  {:.1} s between reads", r.interval_s),
                 theme.dim(),
+            ));
+        }
+        if let Some(words) = c
+            .netdev
+            .as_ref()
+            .and_then(|n| n.health())
+            .map(|h| h.words())
+            .filter(|w| !w.is_empty())
+        {
+            spans.push(Span::styled(
+                format!("  netdev: {}", words.join(", ")),
+                theme.bold(),
             ));
         }
     }

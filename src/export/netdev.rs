@@ -1,0 +1,76 @@
+//! Metric families of a RoCE port's netdev: what restop reads that
+//! node_exporter does not export by default (pause frames per priority, the
+//! driver's PHY discards) and the one series that joins restop's ports to
+//! node_exporter's `node_network_*{device="<netdev>"}` series
+//! (`restop_netdev_info`). The netdev's sysfs statistics and carrier
+//! changes are node_exporter's and are not exported twice (docs/exporter.md).
+
+use super::catalog::{self, Family};
+use super::exposition::Writer;
+use crate::model::Device;
+use crate::model::counters::Direction;
+use crate::model::counters::netdev::NetdevCounters;
+
+pub const NETDEV_INFO: Family = catalog::gauge(
+    "restop_netdev_info",
+    &["device", "port", "netdev"],
+    "1 for each RDMA port's netdev (RoCE, iWARP): joins restop's device and port to \
+     node_exporter's node_network_* series, whose device label is the netdev.",
+);
+pub const NETDEV_PAUSE_FRAMES: Family = catalog::counter(
+    "restop_netdev_pause_frames_total",
+    &["device", "port", "netdev", "direction", "priority"],
+    "Ethernet pause frames of an RDMA port's netdev: priority 0-7 for PFC (the driver's \
+     ethtool -S, mlx5 rx_prio3_pause), global for 802.3x pause (ethtool netlink's pause \
+     statistics); direction rx is what the peer asked this port to hold back.",
+);
+pub const NETDEV_DISCARDS: Family = catalog::counter(
+    "restop_netdev_discards_total",
+    &["device", "port", "netdev", "direction", "counter"],
+    "Packets an RDMA port's netdev discarded, by the driver's ethtool -S counter \
+     (mlx5 rx_discards_phy: no receive buffer at the PHY).",
+);
+
+/// In the order they are written.
+pub const FAMILIES: [Family; 3] = [NETDEV_INFO, NETDEV_PAUSE_FRAMES, NETDEV_DISCARDS];
+
+fn direction(d: Direction) -> &'static str {
+    match d {
+        Direction::Rx => "rx",
+        Direction::Tx => "tx",
+    }
+}
+
+pub fn write_netdevs(w: &mut Writer, devices: &[&Device]) {
+    let netdevs: Vec<(&str, String, &NetdevCounters)> = devices
+        .iter()
+        .flat_map(|d| {
+            d.ports.iter().filter_map(|p| {
+                let n = p.counters.as_ref()?.netdev.as_ref()?;
+                Some((d.name.as_str(), p.index.to_string(), n))
+            })
+        })
+        .collect();
+    for (dev, port, n) in &netdevs {
+        w.sample(&NETDEV_INFO, &[dev, port, &n.name], 1u64);
+    }
+    for (dev, port, n) in &netdevs {
+        for c in n.read.pause() {
+            let priority = c.priority.label();
+            let labels = [
+                *dev,
+                port.as_str(),
+                n.name.as_str(),
+                direction(c.direction),
+                priority.as_str(),
+            ];
+            w.sample(&NETDEV_PAUSE_FRAMES, &labels, c.frames);
+        }
+    }
+    for (dev, port, n) in &netdevs {
+        for (d, counter, v) in n.read.driver_discards() {
+            let labels = [*dev, port.as_str(), n.name.as_str(), direction(d), counter];
+            w.sample(&NETDEV_DISCARDS, &labels, v);
+        }
+    }
+}
