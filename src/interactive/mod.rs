@@ -20,4 +20,6 @@ pub mod local;
 pub mod rows;
 pub mod screens;
 pub mod terminal;
+#[cfg(test)]
+mod walls;
 pub mod widgets;
