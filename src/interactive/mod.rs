@@ -1,8 +1,9 @@
 //! The full-screen interactive view, in one folder:
 //!
 //! - `terminal/`: the runtime (raw mode, the input thread, signals, job
-//!   control, hang-up) and the event loop that feeds `App::update` and draws;
-//! - `local/`: this host as the view's data source (the collector and
+//!   control, hang-up) and the event loop that feeds `App::update`, draws,
+//!   and passes the application's commands to a data feed (`terminal::Feed`);
+//! - `local/`: this host as the view's data feed (the collector and
 //!   replayer threads, signals sent to its processes);
 //! - `app/`: the application state and its one update function;
 //! - `screens/`: one module per screen, owning its state, keys and drawing;
@@ -10,7 +11,8 @@
 //! - `rows/`: the rows screens show, read from the snapshot;
 //! - `widgets/`: tables, gauges, sparklines, text fitting and the theme,
 //!   which never import a screen;
-//! - `keys.rs` and `layout.rs`: the keys and the frame's geometry.
+//! - `keys/`: the key table and what is derived from it; `layout.rs`: the
+//!   frame's geometry; `walls.rs`: the tests that keep these imports one way.
 
 pub mod app;
 pub mod frame;
@@ -20,4 +22,6 @@ pub mod local;
 pub mod rows;
 pub mod screens;
 pub mod terminal;
+#[cfg(test)]
+mod walls;
 pub mod widgets;

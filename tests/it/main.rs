@@ -85,6 +85,7 @@ mod trends_json;
 mod trends_tui;
 mod tui_common;
 mod tui_counters;
+mod tui_drawn_layout;
 mod tui_grouping;
 mod tui_keys_terminal;
 mod tui_render;

@@ -599,7 +599,7 @@ fn clicking_a_row_selects_it_and_the_wheel_scrolls() {
 fn clicking_a_drill_down_tab_switches_to_it() {
     let mut app = app();
     app.update(key(KeyCode::Enter));
-    let l = restop::interactive::screens::drill::draw::layout(&app.ctx(), app.drill().unwrap());
+    let l = app.drill().unwrap().layout(app.ctx().body);
     // Tabs: " QP 10 " " CQ 4 " " MR 5 " ...: the third starts after two labels.
     app.update(click(l.tabs.x + 7 + 1 + 6 + 1 + 2, l.tabs.y));
     assert_eq!(app.drill().unwrap().tab, ResourceType::Mr);

@@ -2,7 +2,7 @@
 //! terminals both read well; colour marks only state (levels, alerts, the
 //! demo badge), and `NO_COLOR` turns it into bold/reverse.
 
-use crate::interactive::app::Level;
+use crate::model::limits::Level;
 use crate::model::{PortState, SourceKind};
 use ratatui::style::{Color, Modifier, Style};
 

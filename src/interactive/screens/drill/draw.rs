@@ -46,12 +46,9 @@ fn lines_wanted(parts: &[Vec<Span<'_>>], width: usize) -> u16 {
 }
 
 /// Where everything of the drill-down goes: the text lines wrap onto the
-/// rows the table can spare (drawing, scrolling and clicks all use this).
-pub fn layout(ctx: &Ctx, drill: &DrillScreen) -> DrillLayout {
-    let t = texts(ctx, drill, &Theme::new(false));
-    layout_of(ctx, &t)
-}
-
+/// rows the table can spare. Computed from the texts as they are drawn and
+/// recorded on the screen (`DrillScreen::layout`), so scrolling and clicks
+/// act on what was drawn.
 fn layout_of(ctx: &Ctx, t: &Texts<'_>) -> DrillLayout {
     let width = usize::from(ctx.body.width);
     drill_layout_for(
@@ -79,7 +76,7 @@ fn put_wrapped(buf: &mut Buffer, area: Rect, parts: Vec<Vec<Span<'_>>>) {
 
 pub fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
     let t = texts(ctx, drill, theme);
-    let l = layout_of(ctx, &t);
+    let mut l = layout_of(ctx, &t);
     let buf = frame.buffer_mut();
     put_wrapped(buf, l.info, t.info);
     put_wrapped(buf, l.limits, t.limits);
@@ -117,9 +114,9 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
         DetailState::NotRecorded => "not in the recording (only ERROR QPs are)",
     };
     // The QP tab gives its last row to the QP counters bound to this owner.
-    let mut table = l.table;
-    if drill.tab == ResourceType::Qp && table.rows.height > 3 {
-        table.rows.height -= 1;
+    if drill.tab == ResourceType::Qp && l.table.rows.height > 3 {
+        l.table.rows.height -= 1;
+        let table = l.table;
         let line = ratatui::layout::Rect::new(
             table.rows.x,
             table.rows.y + table.rows.height,
@@ -132,7 +129,8 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
         let fitted = wrap_parts(vec![spans], usize::from(line.width), 1);
         put_spans(buf, line, fitted.first().map_or(&[][..], Vec::as_slice));
     }
-    table_draw::draw(buf, &table, &drill.table, empty, theme);
+    table_draw::draw(buf, &l.table, &drill.table, empty, theme);
+    drill.drawn.set(Some((ctx.body, l)));
     if drill.details != DetailState::Loaded && !drill.table.rows.is_empty() {
         // ERROR QPs are always kept, so some rows show before the rest arrive.
         let note = format!(" {empty} ");

@@ -4,7 +4,7 @@ pub(crate) mod bound_counters;
 pub mod draw;
 
 use crate::interactive::keys::{Action, Command, table};
-use crate::interactive::layout::{contains, contains_y, tab_spans};
+use crate::interactive::layout::{DrillLayout, contains, contains_y, drill_layout, tab_spans};
 use crate::interactive::rows::object_ages::ObjectAges;
 use crate::interactive::rows::object_rows::{columns_for, default_sort, object_row, row_id};
 use crate::interactive::screens::table::{
@@ -24,6 +24,7 @@ use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
+
 use std::collections::BTreeMap;
 
 /// Whether the shown snapshot holds this owner's objects.
@@ -60,6 +61,10 @@ pub struct DrillScreen {
     /// Per type, how long the owner's count has never fallen (from the
     /// history): the objects there when watching began are at least that old.
     vouched: BTreeMap<ResourceType, Millis>,
+    /// Where the last draw put everything, in which body: what paging,
+    /// scrolling and clicks read (as bottom's tables read the rectangle of
+    /// their last draw), so they act on the lines as drawn.
+    drawn: std::cell::Cell<Option<(Rect, DrillLayout)>>,
 }
 
 /// The tab's columns, with the AGE every object row ends with.
@@ -86,6 +91,17 @@ impl DrillScreen {
             ages: ObjectAges::default(),
             at: UnixMs(0),
             vouched: BTreeMap::new(),
+            drawn: std::cell::Cell::new(None),
+        }
+    }
+
+    /// Where everything is: as last drawn in `body`; before the first draw
+    /// at this size, one line per text part (the next draw records the
+    /// wrapped lines).
+    pub fn layout(&self, body: Rect) -> DrillLayout {
+        match self.drawn.get() {
+            Some((drawn_in, layout)) if drawn_in == body => layout,
+            _ => drill_layout(body),
         }
     }
 
@@ -198,7 +214,7 @@ impl DrillScreen {
         if !contains(ctx.body, x, y) {
             return;
         }
-        let l = draw::layout(ctx, self);
+        let l = self.layout(ctx.body);
         if contains_y(l.tabs, y) {
             let hit = tab_spans(&self.tab_labels(), l.tabs)
                 .iter()
@@ -268,12 +284,12 @@ impl Screen for DrillScreen {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        let area = draw::layout(ctx, self).table;
+        let area = self.layout(ctx.body).table;
         settle_table(&mut self.table, &area);
     }
 
     fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
-        let page = page_of(draw::layout(ctx, self).table.rows.height);
+        let page = page_of(self.layout(ctx.body).table.rows.height);
         if let Some(delta) = selection_step(action, page) {
             move_table(&mut self.table, delta);
             return Outcome::Handled;
@@ -299,7 +315,7 @@ impl Screen for DrillScreen {
     fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
         match gesture(mouse) {
             Some(Gesture::Wheel { rows, .. }) => {
-                let area = draw::layout(ctx, self).table;
+                let area = self.layout(ctx.body).table;
                 wheel_table(&mut self.table, &area, rows);
             }
             Some(Gesture::Click { x, y }) => self.click(x, y, ctx),
