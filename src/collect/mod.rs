@@ -4,6 +4,8 @@ pub mod cadence;
 pub mod cgroup_rdma;
 pub mod counters;
 pub mod live;
+pub mod monitor;
+pub mod netns;
 pub mod procfs;
 pub mod sysfs;
 pub mod verbs;
