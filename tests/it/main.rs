@@ -50,6 +50,8 @@ mod limits_output;
 mod limits_tui;
 mod live_phases;
 mod live_source;
+mod monitor_events;
+mod netns_live;
 mod nldev_captures;
 mod nldev_proptest;
 mod nldev_stat;

@@ -37,7 +37,8 @@ const STOP_POLL: Duration = Duration::from_millis(200);
 /// At most this many events wait for the next collection (a storm keeps the latest).
 const MAX_QUEUED: usize = 256;
 
-/// A running listener; dropping it ends the thread within [`STOP_POLL`].
+/// A running listener; dropping it tells the thread to end (within
+/// [`STOP_POLL`], without waiting for it: a `--once` run does not wait).
 pub struct DeviceMonitor {
     stop: Arc<AtomicBool>,
     heard: Arc<Mutex<Heard>>,
@@ -111,9 +112,8 @@ impl DeviceMonitor {
 impl Drop for DeviceMonitor {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        // Detached: it ends at its next receive timeout.
+        drop(self.thread.take());
     }
 }
 
