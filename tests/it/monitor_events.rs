@@ -133,7 +133,9 @@ fn a_kernel_without_monitor_mode_is_polled_and_says_so() {
     );
     src.collect(&CollectRequest::default()).unwrap();
     assert!(
-        src.take_notes().iter().all(|n| !n.contains("device events")),
+        src.take_notes()
+            .iter()
+            .all(|n| !n.contains("device events")),
         "decided once"
     );
 }

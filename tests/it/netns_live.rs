@@ -165,12 +165,18 @@ fn exclusive_mode_reads_the_other_namespaces_and_names_the_one_it_could_not_ente
     let owner = ns.owner.as_ref().expect("the namespace's owner");
     assert_eq!((owner.pid, owner.comm.as_str()), (500, "trainer"));
     assert!(
-        s.tallies.iter().any(|t| t.device == 7 && t.owner.pid() == Some(500)),
+        s.tallies
+            .iter()
+            .any(|t| t.device == 7 && t.owner.pid() == Some(500)),
         "{:?}",
         s.tallies
     );
     let asked: Vec<u64> = opener.0.lock().unwrap().iter().map(|e| e.inode).collect();
-    assert_eq!(asked, [900, 901], "restop's own namespace 100 is not entered");
+    assert_eq!(
+        asked,
+        [900, 901],
+        "restop's own namespace 100 is not entered"
+    );
     let netns: Vec<&str> = s
         .meta
         .warnings
