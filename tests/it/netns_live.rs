@@ -129,7 +129,7 @@ fn source(proc: &FakeProc, exclusive: bool, opener: &Opener) -> Box<dyn Source> 
     let options = LiveOptions {
         proc_root: proc.root().to_path_buf(),
         sys_root: proc.root().join("no-sysfs"),
-        run_netns: proc.root().join("no-netns"),
+        run_netns: vec![proc.root().join("no-netns")],
         verbs: false,
         own_pid: 1,
         device_events: false,

@@ -70,8 +70,9 @@ pub struct LiveOptions {
     /// In exclusive netns mode, also read the devices of the host's other
     /// network namespaces (collect/netns).
     pub other_netns: bool,
-    /// Where `ip netns` keeps its named namespaces.
-    pub run_netns: PathBuf,
+    /// Where `ip netns` keeps its named namespaces (`/run/netns`; older
+    /// iproute2 `/var/run/netns`, usually the same folder).
+    pub run_netns: Vec<PathBuf>,
     /// The network namespace this source reads (its sockets are opened
     /// there); `None`: restop's own.
     pub netns: Option<PathBuf>,
@@ -92,7 +93,7 @@ impl Default for LiveOptions {
             print_notes: false,
             counters: true,
             other_netns: true,
-            run_netns: PathBuf::from("/var/run/netns"),
+            run_netns: vec![PathBuf::from("/run/netns"), PathBuf::from("/var/run/netns")],
             netns: None,
             device_events: true,
         }
@@ -236,6 +237,10 @@ impl<T: Transport> LiveSource<T> {
             return;
         }
         if let Some(note) = self.events.decide(offered, self.options.netns.as_ref()) {
+            let note = match &self.options.netns {
+                Some(ns) => format!("netns {}: {note}", ns.display()),
+                None => note,
+            };
             self.note(vec![note]);
         }
         let (events, problems) = self.events.take();

@@ -42,16 +42,21 @@ pub struct NetnsScan {
     pub others: Vec<NetnsEntry>,
     /// Whether restop runs in the initial PID namespace (`None`: unknown).
     pub pid_ns_is_host: Option<bool>,
+    /// Processes whose `ns/net` could not be read for lack of permission
+    /// (another user's, without CAP_SYS_PTRACE): their namespaces are unknown.
+    pub unreadable: usize,
 }
 
-/// Scans `proc_root` (restop's process is `own_pid`) and `run_netns`.
-pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &Path) -> NetnsScan {
+/// Scans `proc_root` (restop's process is `own_pid`) and the `run_netns`
+/// folders (`/run/netns`, and `/var/run/netns` where it is not the same).
+pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &[PathBuf]) -> NetnsScan {
     let own = netns_inode(&proc_root.join(own_pid.to_string()).join("ns/net"));
     let pid_ns_is_host = std::fs::read_link(proc_root.join(own_pid.to_string()).join("ns/pid"))
         .ok()
         .and_then(|l| link_inode(&l.to_string_lossy(), "pid"))
         .map(|inode| inode == INIT_PID_NS_INODE);
     let mut found: BTreeMap<u64, NetnsEntry> = BTreeMap::new();
+    let mut unreadable = 0;
     let mut pids: Vec<u32> = std::fs::read_dir(proc_root)
         .into_iter()
         .flatten()
@@ -61,7 +66,15 @@ pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &Path) -> NetnsScan {
     pids.sort_unstable();
     for pid in pids {
         let path = proc_root.join(pid.to_string()).join("ns/net");
-        let Some(inode) = netns_inode(&path) else {
+        let inode = match std::fs::read_link(&path) {
+            Ok(target) => link_inode(&target.to_string_lossy(), "net"),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                unreadable += 1;
+                continue;
+            }
+            Err(_) => std::fs::metadata(&path).ok().map(|m| m.ino()),
+        };
+        let Some(inode) = inode else {
             continue;
         };
         if Some(inode) == own {
@@ -77,10 +90,9 @@ pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &Path) -> NetnsScan {
             entry.pids.push(pid);
         }
     }
-    let mut names: Vec<(String, PathBuf)> = std::fs::read_dir(run_netns)
-        .into_iter()
-        .flatten()
-        .flatten()
+    let mut names: Vec<(String, PathBuf)> = run_netns
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten())
         .filter_map(|e| Some((e.file_name().to_str()?.to_string(), e.path())))
         .collect();
     names.sort();
@@ -100,6 +112,9 @@ pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &Path) -> NetnsScan {
             pids: Vec::new(),
             path: path.clone(),
         });
+        if entry.names.contains(&name) {
+            continue; // /var/run is /run
+        }
         if entry.names.is_empty() {
             entry.path = path;
         }
@@ -109,6 +124,7 @@ pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &Path) -> NetnsScan {
         own,
         others: found.into_values().collect(),
         pid_ns_is_host,
+        unreadable,
     }
 }
 
@@ -158,7 +174,7 @@ mod tests {
         proc_with(&proc_root, 40, &format!("net:[{ns1}]"));
         proc_with(&proc_root, 41, "garbage");
         std::fs::create_dir_all(proc_root.join("self")).unwrap();
-        let scan = scan(&proc_root, 7, &run);
+        let scan = scan(&proc_root, 7, &[run.clone(), run.clone()]);
         assert_eq!(scan.own, Some(100));
         assert_eq!(scan.pid_ns_is_host, Some(true));
         let by_inode: BTreeMap<u64, &NetnsEntry> =
@@ -178,10 +194,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         proc_with(tmp.path(), 1, "net:[5]");
         symlink("pid:[4026532999]", tmp.path().join("1/ns/pid")).unwrap();
-        let found = scan(tmp.path(), 1, &tmp.path().join("none"));
+        let found = scan(tmp.path(), 1, &[tmp.path().join("none")]);
         assert_eq!(found.pid_ns_is_host, Some(false));
         assert!(found.others.is_empty());
-        let nothing = scan(&tmp.path().join("gone"), 1, &tmp.path().join("none"));
+        let nothing = scan(&tmp.path().join("gone"), 1, &[]);
         assert_eq!(nothing, NetnsScan::default());
     }
 }

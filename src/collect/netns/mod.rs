@@ -42,7 +42,7 @@ pub struct Namespaces {
     readers: BTreeMap<u64, Box<dyn Source>>,
     procs: ProcReader,
     proc_root: PathBuf,
-    run_netns: PathBuf,
+    run_netns: Vec<PathBuf>,
     own_pid: u32,
 }
 
@@ -50,7 +50,7 @@ impl Namespaces {
     pub fn new(
         opener: Box<dyn NamespaceOpener>,
         proc_root: PathBuf,
-        run_netns: PathBuf,
+        run_netns: Vec<PathBuf>,
         own_pid: u32,
     ) -> Namespaces {
         Namespaces {
@@ -83,6 +83,12 @@ impl Namespaces {
             unread.push(format!(
                 "restop's own network namespace is unknown ({} unreadable): no other namespace is read",
                 self.proc_root.join(self.own_pid.to_string()).join("ns/net").display()
+            ));
+        }
+        if found.unreadable > 0 {
+            unread.push(format!(
+                "the namespaces of {} processes, whose /proc/PID/ns/net this user may not read",
+                found.unreadable
             ));
         }
         let found = match found.own {

@@ -12,7 +12,7 @@
 #   host/, ns1/     `rdma -j dev|link|statistic|res show` (and `-d res show qp|cq|pd|mr|ctx`)
 #                   on the host and inside ns1, before (…-before) and after restop ran
 #   restop-json.*, restop-once.*, restop-user-json.*   restop on the host (root, uid 1000)
-#   ready/          the workloads' ready files (ns-threads.txt: the one in ns1)
+#   ready/          the workloads' ready files (ns_threads.txt: the one in ns1)
 #   events/         exporter.{stderr,rc}, add.tsv / delete.tsv (guest uptime of the
 #                   command and of the first /metrics that showed it), metrics-*.txt
 . /scenario/lib.sh
@@ -47,9 +47,9 @@ if [ "$MODE" = full ]; then
 	ip netns exec ns1 ip link set lo up
 	r=/tmp/ready
 	mkdir -p $r
-	spawn host-threads vm_workload -r $r/host-threads.txt -d rxe0 threads
-	spawn ns-threads ip netns exec ns1 vm_workload -r $r/ns-threads.txt -d rxe1 threads
-	for w in host-threads ns-threads; do
+	spawn host_threads vm_workload -r $r/host_threads.txt -d rxe0 threads
+	spawn ns_threads ip netns exec ns1 vm_workload -r $r/ns_threads.txt -d rxe1 threads
+	for w in host_threads ns_threads; do
 		wait_ready $r/$w.txt 60 && cp $r/$w.txt "$OUT/ready/"
 	done
 	mark "netns-ready"
@@ -83,7 +83,16 @@ ip addr add 198.51.100.1/24 dev dummy2
 ip link set dummy2 up
 # the fallback needs a tick to see it: 3 s there, a minute where events come
 if [ "$MODE" = full ]; then DELAY=60s; else DELAY=3s; fi
-metrics() { wget -q -T 2 -O - http://127.0.0.1:9879/metrics 2>/dev/null; }
+# GET /metrics through bash's /dev/tcp (busybox's static wget crashes in the guest)
+metrics() {
+	local body
+	exec 3<>/dev/tcp/127.0.0.1/9879 || return 1
+	printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+	body=$(timeout 5 cat <&3)
+	exec 3<&-
+	[[ $body == "HTTP/1."*" 200 "* ]] || return 1
+	printf '%s\n' "$body"
+}
 RESTOP_DEBUG=1 restop export -d $DELAY --listen 127.0.0.1:9879 \
 	>"$OUT/events/exporter.stdout" 2>"$OUT/events/exporter.stderr" &
 EXPORTER=$!
