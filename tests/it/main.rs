@@ -52,6 +52,7 @@ mod live_phases;
 mod live_source;
 mod monitor_events;
 mod netns_live;
+mod netns_vm;
 mod nldev_captures;
 mod nldev_proptest;
 mod nldev_stat;

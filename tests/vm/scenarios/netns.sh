@@ -13,8 +13,9 @@
 #                   on the host and inside ns1, before (…-before) and after restop ran
 #   restop-json.*, restop-once.*, restop-user-json.*   restop on the host (root, uid 1000)
 #   ready/          the workloads' ready files (ns_threads.txt: the one in ns1)
-#   events/         exporter.{stderr,rc}, add.tsv / delete.tsv (guest uptime of the
-#                   command and of the first /metrics that showed it), metrics-*.txt
+#   events/         exporter.{stderr,rc}, add.tsv / delete.tsv (Unix times around the
+#                   command, when /metrics first showed the change and when the collection
+#                   behind it ended), metrics-*.txt
 . /scenario/lib.sh
 MODE=${1:-full}
 mkdir -p "$OUT/env" "$OUT/ready" "$OUT/events"
@@ -87,7 +88,7 @@ if [ "$MODE" = full ]; then DELAY=60s; else DELAY=3s; fi
 metrics() {
 	local body
 	exec 3<>/dev/tcp/127.0.0.1/9879 || return 1
-	printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+	printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
 	body=$(timeout 5 cat <&3)
 	exec 3<&-
 	[[ $body == "HTTP/1."*" 200 "* ]] || return 1
@@ -99,33 +100,41 @@ EXPORTER=$!
 for _ in $(seq 100); do metrics >/dev/null && break; sleep 0.2; done
 metrics >"$OUT/events/metrics-start.txt"
 sleep 2
-# watch SECS NAME PRESENT(1|0): the guest uptime when /metrics first shows (or no
-# longer shows) device NAME, polling every 0.1 s
+# watch SECS NAME PRESENT(1|0): once /metrics first shows (or no longer shows) device
+# NAME, polling every 0.1 s: the Unix time then, and the exposition's
+# restop_last_success_timestamp_seconds (when the collection that saw it ended)
 watch() {
-	local _ shown
+	local _ shown body
 	for _ in $(seq $(($1 * 10))); do
+		body=$(metrics) || { sleep 0.1; continue; }
 		shown=0
-		metrics | grep -q "^restop_device_info{device=\"$2\"" && shown=1
-		[ $shown = "$3" ] && { uptime_s; return 0; }
+		grep -q "^restop_device_info{device=\"$2\"" <<<"$body" && shown=1
+		if [ $shown = "$3" ]; then
+			printf '%s\t%s\n' "$(date +%s.%N)" \
+				"$(awk '$1 == "restop_last_success_timestamp_seconds" { print $2 }' <<<"$body")"
+			return 0
+		fi
 		sleep 0.1
 	done
-	echo none
+	printf 'none\tnone\n'
 }
-t0=$(uptime_s)
-rdma link add rxe2 type rxe netdev dummy2
-rc=$?
-t1=$(uptime_s)
-seen=$(watch 20 rxe2 1)
-printf 'before\tafter\trc\tseen\n%s\t%s\t%s\t%s\n' "$t0" "$t1" "$rc" "$seen" >"$OUT/events/add.tsv"
-metrics >"$OUT/events/metrics-added.txt"
+# event NAME CMD...: CMD's Unix times before and after, exit status, and what watch saw
+event() {
+	local name=$1 present t0 t1 rc
+	shift
+	present=1
+	[ "$1" = delete ] && present=0
+	t0=$(date +%s.%N)
+	rdma link "$@"
+	rc=$?
+	t1=$(date +%s.%N)
+	printf 'before\tafter\trc\tseen\tcollected\n%s\t%s\t%s\t%s\n' "$t0" "$t1" "$rc" \
+		"$(watch 20 rxe2 $present)" >"$OUT/events/$name.tsv"
+	metrics >"$OUT/events/metrics-$name.txt"
+}
+event add add rxe2 type rxe netdev dummy2
 sleep 1
-t0=$(uptime_s)
-rdma link delete rxe2
-rc=$?
-t1=$(uptime_s)
-seen=$(watch 20 rxe2 0)
-printf 'before\tafter\trc\tseen\n%s\t%s\t%s\t%s\n' "$t0" "$t1" "$rc" "$seen" >"$OUT/events/delete.tsv"
-metrics >"$OUT/events/metrics-deleted.txt"
+event delete delete rxe2
 kill -TERM $EXPORTER
 wait $EXPORTER
 echo $? >"$OUT/events/exporter.rc"
