@@ -7,7 +7,8 @@
 //! against `ip netns exec ns1 rdma -j ...`; then `rdma link add`/`delete`
 //! while `restop export -d 60s` runs. One boot of the suite's 6.1 kernel
 //! (`netns.sh events`): no device events, the exporter finds the device at
-//! its tick.
+//! its tick (only with RESTOP_VM_EVENTS61=1: one extra boot is what the
+//! suite's time budget allows).
 //!
 //! Skipped (with a notice) unless RESTOP_VM_TESTS=1; needs root.
 //! `RESTOP_VM_NETNS_RESULTS=DIR` / `RESTOP_VM_EVENTS61_RESULTS=DIR` check
@@ -25,7 +26,7 @@ use std::sync::OnceLock;
 /// can be moved to another namespace in exclusive mode (docs/testing.md).
 const NETNS_KERNEL: &str = "linux-image-7.3.4+deb13-amd64";
 
-/// `scenarios/netns.sh full` on [`NETNS_KERNEL`]: ~4 min under TCG.
+/// `scenarios/netns.sh full` on [`NETNS_KERNEL`]: ~2.5 min under TCG.
 const NETNS: boot::Scenario = boot::Scenario {
     script: "netns.sh",
     out_dir: "vm-netns",
@@ -34,7 +35,7 @@ const NETNS: boot::Scenario = boot::Scenario {
     timeout_s: 600,
 };
 
-/// `scenarios/netns.sh events` on the suite's 6.1 kernel: ~2 min.
+/// `scenarios/netns.sh events` on the suite's 6.1 kernel: ~2.5 min.
 const EVENTS61: boot::Scenario = boot::Scenario {
     script: "netns.sh",
     out_dir: "vm-events61",
@@ -62,6 +63,14 @@ fn netns_run() -> Option<&'static Path> {
 
 fn events61_run() -> Option<&'static Path> {
     if !boot::enabled() {
+        return None;
+    }
+    // A second boot: on demand only (the CI budget has room for one; the fallback is
+    // also covered on the captured 6.1 replies, monitor_events).
+    if std::env::var("RESTOP_VM_EVENTS61").as_deref() != Ok("1")
+        && std::env::var_os(EVENTS61.results_var).is_none()
+    {
+        eprintln!("skipped: the 6.1 boot of netns.sh runs with RESTOP_VM_EVENTS61=1");
         return None;
     }
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
