@@ -237,11 +237,15 @@ impl<T: Transport> LiveSource<T> {
             return;
         }
         if let Some(note) = self.events.decide(offered, self.options.netns.as_ref()) {
-            let note = match &self.options.netns {
-                Some(ns) => format!("netns {}: {note}", ns.display()),
-                None => note,
-            };
-            self.note(vec![note]);
+            // On stderr with RESTOP_DEBUG only: the notes others take stay about limits.
+            if self.options.print_notes {
+                use std::io::Write;
+                let place = match &self.options.netns {
+                    Some(ns) => format!("netns {}: ", ns.display()),
+                    None => String::new(),
+                };
+                let _ = writeln!(std::io::stderr(), "restop: debug: {place}{note}");
+            }
         }
         let (events, problems) = self.events.take();
         let mut notes = problems;
@@ -343,6 +347,16 @@ impl<T: Transport> LiveSource<T> {
 }
 
 impl<T: Transport> LiveSource<T> {
+    /// Whether device events are listened to (`Some(true)`), devices polled
+    /// every tick (`Some(false)`), or not decided yet (`None`).
+    pub fn listens_to_device_events(&self) -> Option<bool> {
+        match &self.events {
+            Listening::Undecided => None,
+            Listening::On(_) => Some(true),
+            Listening::Off(_) => Some(false),
+        }
+    }
+
     /// Replaces how other network namespaces are opened (tests use fake kernels).
     pub fn set_namespace_opener(&mut self, opener: Box<dyn NamespaceOpener>) {
         self.opener = Some(opener);
