@@ -6,6 +6,8 @@ pub mod counters;
 pub mod ethtool;
 pub mod live;
 pub mod netdev;
+pub mod monitor;
+pub mod netns;
 pub mod procfs;
 pub mod sysfs;
 pub mod verbs;

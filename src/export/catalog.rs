@@ -111,18 +111,21 @@ pub const DEVICE_INFO: Family = gauge(
         "pf",
         "pci",
         "firmware_version",
+        "netns",
+        "pod",
     ],
     "RDMA device facts as labels (pf names the physical function of an SR-IOV virtual \
-     function, empty otherwise); the value is always 1.",
+     function, empty otherwise; netns and pod only on devices of another network namespace, \
+     in exclusive netns mode); the value is always 1.",
 );
 pub const PORT_ACTIVE: Family = gauge(
     "restop_port_active",
-    &["device", "port", "netdev"],
+    &["device", "port", "netdev", "netns"],
     "1 when the RDMA port is ACTIVE, 0 otherwise.",
 );
 pub const RESOURCES: Family = gauge(
     "restop_resources",
-    &["device", "type"],
+    &["device", "type", "netns"],
     "RDMA objects of a type that currently exist on a device (the kernel's resource summary, \
      as `rdma resource show`).",
 );

@@ -223,8 +223,16 @@ mod tests {
     #[test]
     fn metadata_once_per_family() {
         let mut w = Writer::new(Format::Text);
-        w.sample(&catalog::RESOURCES, &["mlx5_0", "qp"], 1u64);
-        w.sample(&catalog::RESOURCES, &["mlx5_1", "qp"], 2u64);
+        w.sample_labeled(
+            &catalog::RESOURCES,
+            &[("device", "mlx5_0"), ("type", "qp")],
+            1u64,
+        );
+        w.sample_labeled(
+            &catalog::RESOURCES,
+            &[("device", "mlx5_1"), ("type", "qp")],
+            2u64,
+        );
         let text = w.finish();
         assert_eq!(text.matches("# TYPE").count(), 1);
         assert!(text.ends_with(

@@ -193,18 +193,36 @@ fn write_snapshot_warnings(w: &mut Writer, snapshot: &Snapshot) {
 
 fn write_device_info(w: &mut Writer, devices: &[&Device]) {
     for d in devices {
-        w.sample(
-            &catalog::DEVICE_INFO,
-            &[
-                &d.name,
-                d.node_type.as_deref().unwrap_or(""),
-                d.protocol.as_deref().unwrap_or(""),
-                d.pf.as_deref().unwrap_or(""),
-                d.pci.as_deref().unwrap_or(""),
-                d.fw_version.as_deref().unwrap_or(""),
-            ],
-            1u64,
-        );
+        let mut labels = vec![
+            ("device", d.name.as_str()),
+            ("node_type", d.node_type.as_deref().unwrap_or("")),
+            ("protocol", d.protocol.as_deref().unwrap_or("")),
+            ("pf", d.pf.as_deref().unwrap_or("")),
+            ("pci", d.pci.as_deref().unwrap_or("")),
+            ("firmware_version", d.fw_version.as_deref().unwrap_or("")),
+        ];
+        let (netns, pod) = netns_labels(d);
+        if let Some(netns) = &netns {
+            labels.push(("netns", netns));
+            if let Some(pod) = &pod {
+                labels.push(("pod", pod));
+            }
+        }
+        w.sample_labeled(&catalog::DEVICE_INFO, &labels, 1u64);
+    }
+}
+
+/// A device of another network namespace (exclusive netns mode) is told apart
+/// by `netns` (and `pod`, whose namespace it is, when known): device names may be
+/// unique per namespace only. Devices of restop's own namespace have neither
+/// label, so their series are what they always were.
+fn netns_labels(d: &Device) -> (Option<String>, Option<String>) {
+    match &d.netns {
+        None => (None, None),
+        Some(ns) => (
+            Some(ns.label()),
+            ns.owner.as_ref().and_then(|o| o.pod.clone()),
+        ),
     }
 }
 
@@ -212,15 +230,17 @@ fn write_ports(w: &mut Writer, devices: &[&Device]) {
     for d in devices {
         for port in &d.ports {
             let active = port.state == Some(PortState::Active);
-            w.sample(
-                &catalog::PORT_ACTIVE,
-                &[
-                    &d.name,
-                    &port.index.to_string(),
-                    port.netdev.as_deref().unwrap_or(""),
-                ],
-                u64::from(active),
-            );
+            let index = port.index.to_string();
+            let mut labels = vec![
+                ("device", d.name.as_str()),
+                ("port", index.as_str()),
+                ("netdev", port.netdev.as_deref().unwrap_or("")),
+            ];
+            let (netns, _) = netns_labels(d);
+            if let Some(netns) = &netns {
+                labels.push(("netns", netns));
+            }
+            w.sample_labeled(&catalog::PORT_ACTIVE, &labels, u64::from(active));
         }
     }
 }
@@ -228,8 +248,13 @@ fn write_ports(w: &mut Writer, devices: &[&Device]) {
 fn write_usage(w: &mut Writer, devices: &[&Device]) {
     // Types missing from a device's summary (older kernels) are left out, never zero.
     for d in devices {
+        let (netns, _) = netns_labels(d);
         for (t, entry) in &d.usage.0 {
-            w.sample(&catalog::RESOURCES, &[&d.name, t.name()], entry.current);
+            let mut labels = vec![("device", d.name.as_str()), ("type", t.name())];
+            if let Some(netns) = &netns {
+                labels.push(("netns", netns));
+            }
+            w.sample_labeled(&catalog::RESOURCES, &labels, entry.current);
         }
     }
     for d in devices {

@@ -145,6 +145,10 @@ pub struct Device {
     #[serde(skip)]
     pub limits_unread: Option<LimitsUnread>,
     pub objects: DumpStatus,
+    /// The network namespace the device was read in, when it is not restop's own
+    /// (exclusive netns mode, `model/netns.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netns: Option<super::netns::DeviceNetns>,
 }
 
 impl Device {
@@ -164,6 +168,7 @@ impl Device {
             object_limits: None,
             limits_unread: None,
             objects: DumpStatus::default(),
+            netns: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod error_qps;
 pub mod filter;
 pub mod history;
 pub mod limits;
+pub mod netns;
 pub mod objects;
 pub mod owner;
 pub mod owner_group;
@@ -27,6 +28,7 @@ pub use enums::{
     CmState, PhysState, PollContext, PortState, QpState, QpType, SrqType, StateCounts,
 };
 pub use limits::{Level, ObjectLimits, RdmaCgroup, Thresholds};
+pub use netns::{DeviceNetns, NetnsOwner};
 pub use objects::{CmId, Cq, Ctx, Mr, MrKeys, Object, Pd, Qp, Srq};
 pub use owner::{Container, KubeNames, OwnerKey, ProcessInfo, ProcessKey, ReportedOwner, Runtime};
 pub use resource::{ResourceType, TypeCounts};

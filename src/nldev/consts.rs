@@ -39,6 +39,10 @@ pub mod cmd {
     pub const RES_SRQ_GET: u16 = 23;
     /// Read-only: restop never sends `STAT_SET` or `STAT_DEL`.
     pub const STAT_GET: u16 = 17;
+    /// `RDMA_NLDEV_CMD_MONITOR` (= 28, after `NEWDEV` 26 and `DELDEV` 27; kernel 6.12):
+    /// never sent, only received, as the type of the device events multicast to
+    /// [`super::RDMA_NL_GROUP_NOTIFY`].
+    pub const MONITOR: u16 = 28;
 }
 
 /// `enum rdma_nldev_attr` (the attributes restop sends or reads).
@@ -118,7 +122,34 @@ pub mod attr {
     pub const STAT_HWCOUNTER_ENTRY: u16 = 81;
     pub const STAT_HWCOUNTER_ENTRY_NAME: u16 = 82;
     pub const STAT_HWCOUNTER_ENTRY_VALUE: u16 = 83;
+    /// `RDMA_NLDEV_ATTR_EVENT_TYPE` (u8, kernel 6.12): what a `MONITOR` message
+    /// reports, one of [`super::event`].
+    pub const EVENT_TYPE: u16 = 102;
+    /// `RDMA_NLDEV_SYS_ATTR_MONITOR_MODE` (u8, kernel 6.12): in a `SYS_GET` reply, 1
+    /// when the kernel sends `MONITOR` events; absent on kernels without them.
+    pub const SYS_ATTR_MONITOR_MODE: u16 = 103;
 }
+
+/// `enum rdma_nl_notify_event_type`, the values of `EVENT_TYPE`.
+pub mod event {
+    /// `RDMA_REGISTER_EVENT`: a device appeared (`rdma link add`, a driver probe).
+    pub const REGISTER: u8 = 0;
+    /// `RDMA_UNREGISTER_EVENT`: a device is going away.
+    pub const UNREGISTER: u8 = 1;
+    /// `RDMA_NETDEV_ATTACH_EVENT`: a port got its netdev.
+    pub const NETDEV_ATTACH: u8 = 2;
+    /// `RDMA_NETDEV_DETACH_EVENT`: a port lost its netdev.
+    pub const NETDEV_DETACH: u8 = 3;
+    /// `RDMA_RENAME_EVENT` (kernel 6.13): the device was renamed.
+    pub const RENAME: u8 = 4;
+    /// `RDMA_NETDEV_RENAME_EVENT` (kernel 6.13): a port's netdev was renamed.
+    pub const NETDEV_RENAME: u8 = 5;
+}
+
+/// `RDMA_NL_GROUP_NOTIFY`: the multicast group of the `MONITOR` events (after
+/// `RDMA_NL_GROUP_IWPM` = 2 and `RDMA_NL_GROUP_LS` = 3); any user may join it
+/// (`NL_CFG_F_NONROOT_RECV`), and each network namespace has its own.
+pub const RDMA_NL_GROUP_NOTIFY: u32 = 4;
 
 /// `nla_type` flag bits; the attribute number is `nla_type & NLA_TYPE_MASK`.
 pub const NLA_F_NESTED: u16 = 0x8000;

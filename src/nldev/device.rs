@@ -34,6 +34,9 @@ pub struct PortInfo {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SysInfo {
     pub netns_mode: Option<NetnsMode>,
+    /// `SYS_ATTR_MONITOR_MODE`: whether the kernel sends device events (absent
+    /// before 6.12: `None`).
+    pub monitor: Option<bool>,
 }
 
 fn non_empty(s: String) -> Option<String> {
@@ -112,12 +115,16 @@ pub fn parse_sys(payload: &[u8]) -> Result<SysInfo, TlvError> {
     let mut sys = SysInfo::default();
     for item in attrs(payload) {
         let at = item?;
-        if at.kind == a::SYS_ATTR_NETNS_MODE {
-            sys.netns_mode = match at.u8()? {
-                NETNS_MODE_SHARED => Some(NetnsMode::Shared),
-                NETNS_MODE_EXCLUSIVE => Some(NetnsMode::Exclusive),
-                _ => None,
-            };
+        match at.kind {
+            a::SYS_ATTR_NETNS_MODE => {
+                sys.netns_mode = match at.u8()? {
+                    NETNS_MODE_SHARED => Some(NetnsMode::Shared),
+                    NETNS_MODE_EXCLUSIVE => Some(NetnsMode::Exclusive),
+                    _ => None,
+                };
+            }
+            a::SYS_ATTR_MONITOR_MODE => sys.monitor = Some(at.u8()? != 0),
+            _ => {}
         }
     }
     Ok(sys)

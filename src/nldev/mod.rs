@@ -14,6 +14,7 @@
 //!   records.
 //! - [`transport`] ([`SocketTransport`], [`ReplayTransport`]) moves bytes;
 //!   [`NldevClient`] runs one request/reply exchange at a time over it.
+//! - [`event`]: the device events (`MONITOR`) of kernels from 6.12 on.
 //! - [`fixture`]: builds reply bytes by hand for tests.
 //!
 //! See `docs/netlink.md` for what is sent and the robustness rules.
@@ -25,8 +26,10 @@ pub mod dedup;
 pub mod device;
 pub mod entry;
 pub mod error;
+pub mod event;
 pub mod fixture;
 pub mod msg;
+pub mod netns;
 pub mod objects;
 pub mod replay;
 pub mod request;
@@ -40,6 +43,7 @@ pub mod transport;
 pub use client::{DumpStats, NldevClient};
 pub use device::{DeviceInfo, PortInfo, SysInfo};
 pub use error::NlError;
+pub use event::{DeviceEvent, EventKind};
 pub use replay::ReplayTransport;
 pub use socket::SocketTransport;
 pub use summary::DeviceSummary;

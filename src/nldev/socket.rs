@@ -40,6 +40,9 @@ const EXCHANGE_TIMEOUTS: u32 = 30;
 pub struct SocketTransport {
     /// Always NETLINK_RDMA, except in tests of the socket mechanics.
     family: NlFamily,
+    /// The network namespace every socket is opened in (`nldev/netns.rs`);
+    /// `None`: restop's own.
+    netns: Option<std::path::PathBuf>,
     socket: Option<NlSocket>,
     timeout: Duration,
     buf: Vec<u8>,
@@ -54,7 +57,7 @@ const MAX_NOTES: usize = 16;
 
 /// Only the kernel, port 0, answers requests; a datagram without a sender
 /// address cannot be told apart from a forged one.
-fn from_kernel(sender: Option<&NetlinkAddr>) -> bool {
+pub(crate) fn from_kernel(sender: Option<&NetlinkAddr>) -> bool {
     sender.is_some_and(|a| a.pid() == 0)
 }
 
@@ -80,11 +83,30 @@ impl SocketTransport {
         SocketTransport::open_family(NlFamily::Generic, timeout)
     }
 
+    /// Opens the socket in another network namespace (a `/proc/PID/ns/net` or
+    /// `/var/run/netns/NAME` file); a socket opened again after a timeout is
+    /// opened there too. Needs CAP_SYS_ADMIN.
+    pub fn open_in_netns(
+        netns: &std::path::Path,
+        timeout: Duration,
+    ) -> Result<SocketTransport, NlError> {
+        SocketTransport::open_at(NlFamily::Rdma, Some(netns.to_path_buf()), timeout)
+    }
+
     fn open_family(family: NlFamily, timeout: Duration) -> Result<SocketTransport, NlError> {
+        SocketTransport::open_at(family, None, timeout)
+    }
+
+    fn open_at(
+        family: NlFamily,
+        netns: Option<std::path::PathBuf>,
+        timeout: Duration,
+    ) -> Result<SocketTransport, NlError> {
         let timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
-        let socket = connect(family, timeout)?;
+        let socket = connect_in(family, netns.as_deref(), timeout)?;
         Ok(SocketTransport {
             family,
+            netns,
             socket: Some(socket),
             timeout,
             buf: vec![0; RECV_BUFFER],
@@ -99,8 +121,37 @@ impl SocketTransport {
     }
 }
 
+/// [`connect`] in restop's own network namespace, or in `netns`.
+fn connect_in(
+    family: NlFamily,
+    netns: Option<&std::path::Path>,
+    timeout: Duration,
+) -> Result<NlSocket, NlError> {
+    match netns {
+        None => connect(family, timeout),
+        Some(path) => super::netns::in_netns(path, || {
+            connect(family, timeout).map_err(|e| io::Error::other(e.to_string()))
+        })
+        .map_err(|source| NlError::Io {
+            op: "setns",
+            source,
+        }),
+    }
+}
+
 fn connect(family: NlFamily, timeout: Duration) -> Result<NlSocket, NlError> {
-    let socket = NlSocket::connect(family, None, Groups::empty()).map_err(|e| {
+    connect_groups(family, Groups::empty(), timeout)
+}
+
+/// A socket of `family` that has joined the multicast `groups`, with a
+/// receive timeout (the device events' socket joins `RDMA_NL_GROUP_NOTIFY`).
+pub fn connect_groups(
+    family: NlFamily,
+    groups: Groups,
+    timeout: Duration,
+) -> Result<NlSocket, NlError> {
+    let timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
+    let socket = NlSocket::connect(family, None, groups).map_err(|e| {
         match e.raw_os_error().map(Errno::from_raw) {
             Some(Errno::EPROTONOSUPPORT | Errno::EAFNOSUPPORT) => NlError::Unsupported(e),
             _ => NlError::Io {
@@ -124,7 +175,7 @@ impl Transport for SocketTransport {
     fn send(&mut self, op: &'static str, request: &[u8]) -> Result<(), NlError> {
         let socket = match self.socket.take() {
             Some(s) => s,
-            None => connect(self.family, self.timeout)?,
+            None => connect_in(self.family, self.netns.as_deref(), self.timeout)?,
         };
         self.deadline = Instant::now().checked_add(self.timeout.saturating_mul(EXCHANGE_TIMEOUTS));
         self.seq = request
@@ -223,7 +274,10 @@ impl Transport for SocketTransport {
 
 /// One datagram into `buf` with its sender. `MSG_TRUNC` makes the length the
 /// datagram's full one, so an oversized datagram is detected, not cut.
-fn receive(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<NetlinkAddr>)> {
+pub(crate) fn receive(
+    fd: std::os::fd::RawFd,
+    buf: &mut [u8],
+) -> io::Result<(usize, Option<NetlinkAddr>)> {
     let mut iov = [IoSliceMut::new(buf)];
     let msg = recvmsg::<NetlinkAddr>(fd, &mut iov, None, MsgFlags::MSG_TRUNC)?;
     Ok((msg.bytes, msg.address))

@@ -11,6 +11,7 @@
 //! exporter differ only in their waiter (control channel, signals, a `Stop`)
 //! and in what they do with each tick; none of them calls the source itself.
 
+pub mod events;
 pub mod open;
 pub mod pace;
 pub mod record;
@@ -112,7 +113,9 @@ impl Session {
             pacer,
             ticks,
         } = self;
-        pacer.run(waiter, &mut |request| {
+        // A device event (collect/monitor) is a tick now, whatever the waiter.
+        let mut waiter = events::EventsOrWaiter::new(waiter, crate::collect::monitor::wake::bell());
+        pacer.run(&mut waiter, &mut |request| {
             *ticks += 1;
             let started = Instant::now();
             let result = source.collect(request);

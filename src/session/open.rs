@@ -50,6 +50,11 @@ pub fn live_options(settings: &Settings) -> LiveOptions {
         proc_root: under_host(&defaults.proc_root),
         sys_root: under_host(&defaults.sys_root),
         kubelet_logs: under_host(&defaults.kubelet_logs),
+        run_netns: defaults
+            .run_netns
+            .iter()
+            .map(|d| under_host(d.as_path()))
+            .collect(),
         timeout: source.timeout,
         object_interval: source.objects_every,
         verbs: source.verbs,

@@ -21,12 +21,18 @@
 #   -i        interactive: the console is this terminal; after the scenario the
 #             guest gives a bash shell, `exit` powers it off
 #   -n        never run apt-get (fail if something is missing)
+#   -k PKG    boot this kernel package instead of the one linux-image-amd64 depends
+#             on (e.g. linux-image-7.3.4+deb13-amd64); a package the host's apt
+#             sources do not have is looked up in Debian's bookworm-backports,
+#             trixie, trixie-backports and sid through a sources list of its own
+#             under the cache ($RESTOP_VM_CACHE/apt), never the host's
 #   -h        this help
 #
 # Environment:
 #   RESTOP_VM_CACHE     kernel cache (default /var/cache/restop-vm)
 #   RESTOP_VM_DEB_DIRS  extra folders (':'-separated) searched for an already
 #                       downloaded kernel .deb (/var/cache/apt/archives always is)
+#   RESTOP_VM_KERNEL    the kernel package, as -k (which wins)
 #
 # Needs root. Exit status: the scenario's; 124 on timeout; 2 on setup errors.
 set -euo pipefail
@@ -40,13 +46,14 @@ MEM=2G
 ACCEL=auto
 INTERACTIVE=0
 APT=1
+KPKG=${RESTOP_VM_KERNEL:-}
 BINS=()
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 log() { echo "[run-vm $(date +%T)] $*" >&2; }
 die() { log "error: $*"; exit 2; }
 
-while getopts "b:o:t:c:m:a:inh" opt; do
+while getopts "b:o:t:c:m:a:k:inh" opt; do
 	case $opt in
 	b) BINS+=("$OPTARG") ;;
 	o) OUT=$OPTARG ;;
@@ -56,6 +63,7 @@ while getopts "b:o:t:c:m:a:inh" opt; do
 	a) ACCEL=$OPTARG ;;
 	i) INTERACTIVE=1 ;;
 	n) APT=0 ;;
+	k) KPKG=$OPTARG ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -92,41 +100,93 @@ if [ ${#missing[@]} -gt 0 ]; then
 		die "apt-get install ${missing[*]} failed"
 fi
 
-# --- kernel: the package linux-image-amd64 depends on, unpacked in the cache ---
+# --- kernel: the package linux-image-amd64 depends on (or -k), unpacked in the cache ---
 kernel_package() {
 	apt-cache depends linux-image-amd64 2>/dev/null |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
 }
-KPKG=$(kernel_package)
-if [ -z "$KPKG" ] && [ $APT = 1 ]; then
-	apt_update
+# apt over Debian's newer suites, with lists and downloads of its own under the cache:
+# the host's sources and lists are never touched
+EXTRA_APT=$CACHE/apt
+extra_apt_opts() {
+	echo -o "Dir::Etc::SourceList=$EXTRA_APT/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o "Dir::State::Lists=$EXTRA_APT/lists" -o "Dir::Cache=$EXTRA_APT/cache" \
+		-o APT::Architectures=amd64 -o APT::Sandbox::User=root
+}
+extra_apt_update() {
+	[ -f "$EXTRA_APT/updated" ] && return 0
+	[ $APT = 1 ] || return 1
+	mkdir -p "$EXTRA_APT/lists/partial" "$EXTRA_APT/cache/archives/partial"
+	local suite
+	for suite in bookworm-backports trixie trixie-backports sid; do
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main"
+	done >"$EXTRA_APT/sources.list"
+	log "apt-get update (Debian's newer suites, for $KPKG)"
+	# shellcheck disable=SC2046 # the options are words
+	apt-get $(extra_apt_opts) update -qq >&2 && touch "$EXTRA_APT/updated"
+}
+# download PKG into the cache's debs folder: the host's sources, then the newer suites
+download_deb() {
+	log "downloading $1"
+	(cd "$CACHE/debs" && apt-get download "$1" >&2 2>/dev/null) && return 0
+	{ apt_update; (cd "$CACHE/debs" && apt-get download "$1" >&2 2>/dev/null); } && return 0
+	extra_apt_update || return 1
+	# shellcheck disable=SC2046
+	(cd "$CACHE/debs" && apt-get $(extra_apt_opts) download "$1" >&2)
+}
+# the newest .deb of PKG already on this machine (cache, apt's archives, RESTOP_VM_DEB_DIRS)
+find_deb() {
+	local d deb
+	IFS=: read -r -a deb_dirs <<<"$CACHE/debs:/var/cache/apt/archives:${RESTOP_VM_DEB_DIRS:-}"
+	for d in "${deb_dirs[@]}"; do
+		[ -n "$d" ] || continue
+		deb=$(ls -1 "$d/${1}"_*_amd64.deb 2>/dev/null | sort -V | tail -n 1 || true)
+		[ -n "$deb" ] && { echo "$deb"; return 0; }
+	done
+	return 1
+}
+# unpack PKG into DIR, fetching it first when needed
+unpack_deb() {
+	local deb
+	deb=$(find_deb "$1") || { download_deb "$1" || die "apt-get download $1 failed"; deb=$(find_deb "$1"); } ||
+		die "no .deb of $1 after downloading it"
+	log "unpacking $deb"
+	dpkg-deb -x "$deb" "$2" || die "dpkg-deb -x $deb failed"
+}
+if [ -z "$KPKG" ]; then
 	KPKG=$(kernel_package)
-fi
-if [ -z "$KPKG" ]; then # offline: the newest kernel already unpacked
-	KPKG=$(ls -1 "$CACHE/kernel" 2>/dev/null | sort -V | tail -n 1)
-	[ -n "$KPKG" ] || die "cannot tell which kernel package to use (no apt lists, empty cache)"
+	if [ -z "$KPKG" ] && [ $APT = 1 ]; then
+		apt_update
+		KPKG=$(kernel_package)
+	fi
+	if [ -z "$KPKG" ]; then # offline: the newest kernel already unpacked
+		KPKG=$(ls -1 "$CACHE/kernel" 2>/dev/null | sort -V | tail -n 1)
+		[ -n "$KPKG" ] || die "cannot tell which kernel package to use (no apt lists, empty cache)"
+	fi
 fi
 KROOT=$CACHE/kernel/$KPKG
 if ! ls "$KROOT"/boot/vmlinuz-* >/dev/null 2>&1; then
 	mkdir -p "$CACHE/debs"
-	deb=
-	IFS=: read -r -a deb_dirs <<<"$CACHE/debs:/var/cache/apt/archives:${RESTOP_VM_DEB_DIRS:-}"
-	for d in "${deb_dirs[@]}"; do
-		[ -n "$d" ] || continue
-		deb=$(ls -1 "$d/${KPKG}"_*_amd64.deb 2>/dev/null | sort -V | tail -n 1 || true)
-		[ -n "$deb" ] && break
-	done
-	if [ -z "$deb" ]; then
-		log "downloading $KPKG"
-		(cd "$CACHE/debs" && apt-get download "$KPKG" >&2) ||
-			{ apt_update; (cd "$CACHE/debs" && apt-get download "$KPKG" >&2); } ||
-			die "apt-get download $KPKG failed"
-		deb=$(ls -1 "$CACHE/debs/${KPKG}"_*_amd64.deb | sort -V | tail -n 1)
-	fi
-	log "unpacking $deb"
 	rm -rf "$KROOT.partial"
 	mkdir -p "$KROOT.partial"
-	dpkg-deb -x "$deb" "$KROOT.partial" || die "dpkg-deb -x $deb failed"
+	unpack_deb "$KPKG" "$KROOT.partial"
+	# Debian's kernels from 7.x on split the image package: linux-image-V is empty and
+	# depends on linux-binary-V (vmlinuz) and linux-modules-V
+	if ! ls "$KROOT.partial"/boot/vmlinuz-* >/dev/null 2>&1; then
+		for part in binary modules; do
+			unpack_deb "linux-$part-${KPKG#linux-image-}" "$KROOT.partial"
+		done
+	fi
+	# ... and ship the image as /usr/lib/modules/V/vmlinuz, the modules under /usr/lib:
+	# put them where older packages have them
+	[ -e "$KROOT.partial/lib" ] || ln -s usr/lib "$KROOT.partial/lib"
+	for img in "$KROOT.partial"/usr/lib/modules/*/vmlinuz; do
+		[ -f "$img" ] || continue
+		v=$(basename "$(dirname "$img")")
+		mkdir -p "$KROOT.partial/boot"
+		[ -e "$KROOT.partial/boot/vmlinuz-$v" ] || ln "$img" "$KROOT.partial/boot/vmlinuz-$v"
+	done
+	ls "$KROOT.partial"/boot/vmlinuz-* >/dev/null 2>&1 || die "$KPKG has no kernel image"
 	mv "$KROOT.partial" "$KROOT"
 fi
 VMLINUZ=$(ls -1 "$KROOT"/boot/vmlinuz-* | sort -V | tail -n 1)
@@ -232,8 +292,14 @@ ldconfig -r "$R"
 
 # kernel modules and what they depend on; crc32_generic: rxe computes its ICRC
 # with the crc32 shash, without it `rdma link add` fails with ENOENT
+# rdma_rxe must be a module; the others may be built in (newer kernels have crc32 and
+# virtio_pci in the image, and no crc32_generic), veth is for the netns scenario
 for m in rdma_rxe ib_uverbs rdma_ucm crc32_generic dummy veth 9p 9pnet_virtio virtio_pci; do
-	deps=$(modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null) || die "kernel module $m not found"
+	if ! deps=$(modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null); then
+		[ "$m" = rdma_rxe ] && die "kernel module $m not found"
+		log "kernel $KVER has no module $m (built in or absent)"
+		continue
+	fi
 	for ko in $(awk '$1 == "insmod" { print $2 }' <<<"$deps"); do
 		put "$ko" "/lib/modules/$KVER/${ko#"$KMODS"/}"
 	done

@@ -21,6 +21,8 @@ pub(super) struct Summaries {
 pub(super) struct DeviceRead {
     pub devices: Vec<Device>,
     pub netns_mode: Option<NetnsMode>,
+    /// `SYS_GET`'s monitor mode: whether the kernel sends device events.
+    pub monitor: Option<bool>,
     pub warnings: Vec<Warning>,
 }
 
@@ -55,11 +57,13 @@ impl<T: Transport> LiveSource<T> {
             infos,
             mut warnings,
         } = read;
-        let netns_mode = match self.client.sys() {
-            Ok(sys) => sys.netns_mode,
-            Err(_) => None, // older kernels have no SYS_GET; nothing to tell
+        let (netns_mode, monitor) = match self.client.sys() {
+            Ok(sys) => (sys.netns_mode, sys.monitor),
+            Err(_) => (None, None), // older kernels have no SYS_GET; nothing to tell
         };
-        if netns_mode == Some(NetnsMode::Exclusive) {
+        // With other namespaces read (collect/netns), what could not be read is
+        // its own warning.
+        if netns_mode == Some(NetnsMode::Exclusive) && !self.options.other_netns {
             warnings.push(Warning::new(
                 WarningKind::Netns,
                 "RDMA netns mode is exclusive: only devices of this network namespace are visible",
@@ -76,6 +80,7 @@ impl<T: Transport> LiveSource<T> {
         DeviceRead {
             devices,
             netns_mode,
+            monitor,
             warnings,
         }
     }

@@ -27,6 +27,9 @@ use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
 use super::cgroup_rdma::CgroupRdmaReader;
 use super::counters::CounterReader;
+use super::monitor::Listening;
+use super::netns::discover::NetnsEntry;
+use super::netns::{NamespaceOpener, Namespaces};
 use super::procfs::ProcReader;
 use super::sysfs::SysfsDevice;
 use super::verbs::VerbsLimits;
@@ -64,6 +67,17 @@ pub struct LiveOptions {
     pub print_notes: bool,
     /// Read NIC counters every collection (collect/counters).
     pub counters: bool,
+    /// In exclusive netns mode, also read the devices of the host's other
+    /// network namespaces (collect/netns).
+    pub other_netns: bool,
+    /// Where `ip netns` keeps its named namespaces (`/run/netns`; older
+    /// iproute2 `/var/run/netns`, usually the same folder).
+    pub run_netns: Vec<PathBuf>,
+    /// The network namespace this source reads (its sockets are opened
+    /// there); `None`: restop's own.
+    pub netns: Option<PathBuf>,
+    /// Listen to the kernel's device events where it sends them (collect/monitor).
+    pub device_events: bool,
 }
 
 impl Default for LiveOptions {
@@ -78,6 +92,10 @@ impl Default for LiveOptions {
             own_pid: std::process::id(),
             print_notes: false,
             counters: true,
+            other_netns: true,
+            run_netns: vec![PathBuf::from("/run/netns"), PathBuf::from("/var/run/netns")],
+            netns: None,
+            device_events: true,
         }
     }
 }
@@ -98,6 +116,12 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     cgroups: CgroupRdmaReader,
     counters: CounterReader,
     notes: Vec<String>,
+    /// The readers of the other network namespaces, once exclusive mode was seen.
+    namespaces: Option<Namespaces>,
+    /// What reads them, until then (tests hand in fake kernels).
+    opener: Option<Box<dyn NamespaceOpener>>,
+    /// The device-event listener of this source's namespace.
+    events: Listening,
 }
 
 impl LiveSource<SocketTransport> {
@@ -131,6 +155,9 @@ impl<T: Transport> LiveSource<T> {
             sysfs: HashMap::new(),
             host,
             kernel,
+            namespaces: None,
+            opener: None,
+            events: Listening::default(),
         }
     }
 
@@ -151,8 +178,10 @@ impl<T: Transport> LiveSource<T> {
         let DeviceRead {
             mut devices,
             netns_mode,
+            monitor,
             mut warnings,
         } = read;
+        self.device_events(monitor, &mut warnings);
         self.apply_limits(&mut devices);
         // restop's own context, open while the dumps ran, is in no tally; the
         // summary was read before it existed.
@@ -170,7 +199,73 @@ impl<T: Transport> LiveSource<T> {
             collect_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
             netns_mode,
         };
-        Ok(assemble(collected, devices, &self.view, warnings))
+        let mut snapshot = assemble(collected, devices, &self.view, warnings);
+        if netns_mode == Some(crate::model::NetnsMode::Exclusive) && self.options.other_netns {
+            self.other_namespaces().collect_into(&mut snapshot, request);
+            snapshot.meta.collect_us =
+                u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        }
+        Ok(snapshot)
+    }
+
+    /// The readers of the other namespaces, made at the first exclusive-mode collection.
+    fn other_namespaces(&mut self) -> &mut Namespaces {
+        let options = &self.options;
+        let opener = &mut self.opener;
+        self.namespaces.get_or_insert_with(|| {
+            let opener = opener
+                .take()
+                .unwrap_or_else(|| Box::new(LiveNamespaceOpener::new(options.clone())));
+            Namespaces::new(
+                opener,
+                options.proc_root.clone(),
+                options.run_netns.clone(),
+                options.own_pid,
+            )
+            .with_procs(
+                ProcReader::new(options.proc_root.clone())
+                    .with_kubelet_logs(options.kubelet_logs.clone()),
+            )
+        })
+    }
+
+    /// Starts the device-event listener where the kernel offers events (once),
+    /// and turns what it heard since the last collection into notes and, for a
+    /// removed device, a warning.
+    fn device_events(&mut self, offered: Option<bool>, warnings: &mut Vec<Warning>) {
+        if !self.options.device_events {
+            return;
+        }
+        if let Some(note) = self.events.decide(offered, self.options.netns.as_ref()) {
+            // On stderr with RESTOP_DEBUG only: the notes others take stay about limits.
+            if self.options.print_notes {
+                use std::io::Write;
+                let place = match &self.options.netns {
+                    Some(ns) => format!("netns {}: ", ns.display()),
+                    None => String::new(),
+                };
+                let _ = writeln!(std::io::stderr(), "restop: debug: {place}{note}");
+            }
+        }
+        let (events, problems) = self.events.take();
+        let mut notes = problems;
+        for e in events {
+            let name = e
+                .name
+                .clone()
+                .or_else(|| e.device.map(|i| format!("device {i}")))
+                .unwrap_or_else(|| "a device".into());
+            notes.push(format!("device event: {} {name}", e.kind.name()));
+            if e.kind == crate::nldev::EventKind::Unregister {
+                warnings.push(Warning::new(
+                    WarningKind::DeviceVanished,
+                    format!("{name} was removed (device event)"),
+                ));
+            }
+        }
+        if !notes.is_empty() {
+            self.note(notes);
+        }
     }
 
     /// Runs the object dumps that are due (all of them when asked, or when
@@ -252,6 +347,22 @@ impl<T: Transport> LiveSource<T> {
 }
 
 impl<T: Transport> LiveSource<T> {
+    /// Whether device events are listened to (`Some(true)`), devices polled
+    /// every tick (`Some(false)`), or not decided yet (`None`).
+    pub fn listens_to_device_events(&self) -> Option<bool> {
+        match &self.events {
+            Listening::Undecided => None,
+            Listening::On(_) => Some(true),
+            Listening::Off(_) => Some(false),
+        }
+    }
+
+    /// Replaces how other network namespaces are opened (tests use fake kernels).
+    pub fn set_namespace_opener(&mut self, opener: Box<dyn NamespaceOpener>) {
+        self.opener = Some(opener);
+        self.namespaces = None;
+    }
+
     /// Replaces how device limits are read (tests use a fake library).
     pub fn set_verbs(&mut self, verbs: VerbsLimits) {
         self.verbs = verbs;
@@ -284,6 +395,36 @@ impl<T: Transport + Send> Source for LiveSource<T> {
 
     fn collect(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
         self.collect_inner(request)
+    }
+}
+
+/// Opens a live source inside another namespace: its sockets (requests and
+/// device events) opened there, no libibverbs (that namespace's uverbs devices
+/// cannot be opened from here), no namespaces of its own to look for.
+pub struct LiveNamespaceOpener {
+    options: LiveOptions,
+}
+
+impl LiveNamespaceOpener {
+    pub fn new(options: LiveOptions) -> LiveNamespaceOpener {
+        LiveNamespaceOpener { options }
+    }
+}
+
+impl NamespaceOpener for LiveNamespaceOpener {
+    fn open(&mut self, entry: &NetnsEntry) -> Result<Box<dyn Source>, String> {
+        let transport = SocketTransport::open_in_netns(&entry.path, self.options.timeout)
+            .map_err(|e| e.to_string())?;
+        let options = LiveOptions {
+            verbs: false,
+            other_netns: false,
+            netns: Some(entry.path.clone()),
+            ..self.options.clone()
+        };
+        Ok(Box::new(LiveSource::with_client(
+            NldevClient::new(transport),
+            options,
+        )))
     }
 }
 

@@ -134,6 +134,7 @@ fn device(snapshot: &Snapshot, d: &Device, thresholds: &Thresholds) -> DeviceVie
         protocol: d.protocol.clone(),
         pci: d.pci.clone(),
         pf: d.pf.clone(),
+        netns: d.netns.clone(),
         ports: d.ports.iter().map(|p| port(snapshot, d, p)).collect(),
         usage: OrderedMap(
             ResourceType::ALL

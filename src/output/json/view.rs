@@ -57,6 +57,10 @@ pub struct DeviceView {
     pub protocol: Option<String>,
     pub pci: Option<String>,
     pub pf: Option<String>,
+    /// The network namespace the device was read in, when it is not restop's
+    /// own (exclusive netns mode); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netns: Option<crate::model::DeviceNetns>,
     pub ports: Vec<PortView>,
     pub usage: OrderedMap<UsageView>,
     pub object_limits: Option<ObjectLimitsView>,

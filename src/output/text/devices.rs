@@ -66,6 +66,13 @@ fn device_block(
     };
 
     let mut facts: Vec<String> = device.ports.iter().map(port_unit).collect();
+    // A device of another network namespace says which, and whose it is.
+    facts.extend(
+        device
+            .netns
+            .as_ref()
+            .map(|ns| format!("netns {}", clean(&ns.describe()))),
+    );
     facts.extend(device.protocol.as_deref().map(clean));
     facts.extend(device.pci.as_deref().map(clean));
     match device.objects.collected_at_ms {
