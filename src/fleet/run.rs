@@ -104,7 +104,7 @@ fn config_file_text(
 }
 
 /// The source the settings name.
-pub fn open(settings: &FleetSettings) -> Result<Box<dyn FleetSource>, String> {
+pub fn open(settings: &FleetSettings) -> Result<Box<dyn FleetSource + Send>, String> {
     let client = Client::new(&settings.http).map_err(|e| e.to_string())?;
     Ok(match &settings.origin {
         FleetOrigin::Prometheus(url) => Box::new(PromSource::new(
