@@ -1,12 +1,13 @@
 //! The full-screen fleet view (`restop fleet` without `--once`/`--json`): its state and its one
 //! update function, driven by the same events as the single-host view (keys, mouse, resize,
 //! ticks) plus the feed's readings (`Event::Fleet`), and answering with commands for the feed.
-//! The hosts table is `hosts.rs`, the frame around it `draw.rs`; the cluster lists and a host's
+//! The hosts table is `hosts.rs`, the frame around it `draw.rs`, the terminal loop `run.rs`; the cluster lists and a host's
 //! detail are screens of their own (`screens/fleet_cluster/`, `screens/fleet_host/`). Keys come
 //! from the fleet's rows of the key table (`keys/fleet.rs`).
 
 pub mod draw;
 pub mod hosts;
+pub mod run;
 
 use crate::fleet::feed::{FeedRequest, FeedUpdate};
 use crate::fleet::model::{FleetFilter, FleetState, RowRules};
