@@ -8,10 +8,10 @@
 use crate::interactive::app::config::AppConfig;
 use crate::interactive::app::replay::ReplayState;
 use crate::interactive::layout::{self, FrameLayout, MainLayout};
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::help::HelpScreen;
 use crate::interactive::screens::main::MainScreen;
-use crate::interactive::screens::{Ctx, Pane};
+use crate::interactive::screens::{Ctx, Screen};
 use crate::model::consumers::Consumer;
 use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
@@ -74,7 +74,7 @@ pub struct App {
     /// The main screen, always under the others.
     pub main: MainScreen,
     /// Screens opened over the main one, the top one shown; `Esc` pops it.
-    pub screens: Vec<Box<dyn Pane>>,
+    pub screens: Vec<Box<dyn Screen>>,
     pub quitting: bool,
     /// A one-line answer to the last key (a signal sent or refused), shown
     /// in the footer until the next key.
@@ -151,7 +151,7 @@ impl App {
     }
 
     /// The screen on top (the main screen when none is open).
-    pub fn top(&self) -> &dyn Pane {
+    pub fn top(&self) -> &dyn Screen {
         match self.screens.last() {
             Some(p) => p.as_ref(),
             None => &self.main,
@@ -164,7 +164,7 @@ impl App {
     }
 
     /// The screen drawn in the body: the top one that is not an overlay.
-    pub fn page(&self) -> &dyn Pane {
+    pub fn page(&self) -> &dyn Screen {
         match self.screens.iter().rev().find(|s| !s.overlay()) {
             Some(p) => p.as_ref(),
             None => &self.main,
@@ -172,7 +172,7 @@ impl App {
     }
 
     /// The top screen, if it is of type `T`.
-    pub fn top_as<T: Pane>(&self) -> Option<&T> {
+    pub fn top_as<T: Screen>(&self) -> Option<&T> {
         self.screens.last()?.as_any().downcast_ref::<T>()
     }
 
@@ -182,15 +182,15 @@ impl App {
     }
 
     /// The topmost open screen of type `T`.
-    pub fn find_screen<T: Pane>(&self) -> Option<&T> {
+    pub fn find_screen<T: Screen>(&self) -> Option<&T> {
         self.screens
             .iter()
             .rev()
             .find_map(|s| s.as_any().downcast_ref::<T>())
     }
 
-    pub fn drill(&self) -> Option<&DrillView> {
-        self.top_as::<DrillView>()
+    pub fn drill(&self) -> Option<&DrillScreen> {
+        self.top_as::<DrillScreen>()
     }
 
     /// The help overlay's scroll, while it is open.
@@ -313,7 +313,7 @@ impl App {
     }
 
     /// Opens `screen` over the others, filled from the shown snapshot.
-    pub(super) fn open(&mut self, mut screen: Box<dyn Pane>) {
+    pub(super) fn open(&mut self, mut screen: Box<dyn Screen>) {
         let ctx = ctx!(self);
         screen.refresh(&ctx);
         screen.settle(&ctx);

@@ -2,26 +2,21 @@
 //! lingering in ERR/SQE and objects left behind by exited processes; Enter
 //! opens the objects an alert is about.
 
-use crate::interactive::keys::{Command, table};
-use crate::interactive::layout::errors_layout;
+use crate::interactive::keys::Command;
 use crate::interactive::rows::owner_trends::{
     ALERT_AGE_COLUMN, alert_columns, alert_row_id, alert_rows, is_warning_row, warning_row_id,
 };
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::message::MessageScreen;
 use crate::interactive::screens::port_counters::first_port_of;
-use crate::interactive::screens::table::TableScreen;
-use crate::interactive::screens::{CountersPick, Ctx, Pane};
-use crate::interactive::widgets::paint::title_line;
+use crate::interactive::screens::table::{OWNER_TABLE_HINTS, TableScreen};
+use crate::interactive::screens::{CountersPick, Ctx, Screen};
 use crate::interactive::widgets::table::RowId;
-use crate::interactive::widgets::table::draw as table_draw;
 use crate::interactive::widgets::table::{Cell, ObjectTable};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::Warning;
 use crate::model::consumers::SortDirection;
 use crate::model::limits::device_warnings;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -82,7 +77,7 @@ impl TableScreen for AlertsScreen {
 
     /// Enter: the objects the alert is about, or a box saying there are none
     /// to open (a collection warning, a device's limit).
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
         let Some(row) = self.table.selected() else {
             return Some(Box::new(MessageScreen::new(
                 "Nothing to open",
@@ -90,7 +85,7 @@ impl TableScreen for AlertsScreen {
             )));
         };
         match &row.owner {
-            Some(owner) => Some(Box::new(DrillView::new(owner.clone(), ctx.filter))),
+            Some(owner) => Some(Box::new(DrillScreen::new(owner.clone(), ctx.filter))),
             None => Some(Box::new(MessageScreen::new(
                 "Nothing to open",
                 vec![
@@ -134,13 +129,7 @@ impl TableScreen for AlertsScreen {
     }
 
     fn hints(&self) -> &'static [&'static Command] {
-        &[
-            &table::BACK,
-            &table::OPEN_OWNER,
-            &table::COUNTERS,
-            &table::SORT_NEXT,
-            &table::REVERSE,
-        ]
+        OWNER_TABLE_HINTS
     }
 
     fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
@@ -152,30 +141,27 @@ impl TableScreen for AlertsScreen {
         Some((text(0), vec![text(2)]))
     }
 
-    fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
-        let pane = errors_layout(ctx.body);
-        let buf = frame.buffer_mut();
+    fn title<'a>(&self, ctx: &Ctx, theme: &Theme) -> Span<'a> {
         let n = self.table.rows.len();
         let style = if ctx.insights.alerts.is_empty() {
             theme.title()
         } else {
             theme.warning()
         };
-        let hint = Span::styled("  Enter: the objects it is about  Esc: back", theme.dim());
-        title_line(
-            buf,
-            pane.title,
-            Span::styled(format!("Alerts ({n}) {}", ctx.filter.scope_label()), style),
-            &[hint],
-            theme.dim(),
-        );
-        let empty = if ctx.snapshot.is_none() {
+        Span::styled(format!("Alerts ({n}) {}", ctx.filter.scope_label()), style)
+    }
+
+    fn title_note(&self) -> &'static str {
+        "  Enter: the objects it is about  Esc: back"
+    }
+
+    fn empty_text(&self, ctx: &Ctx) -> &'static str {
+        if ctx.snapshot.is_none() {
             "collecting…"
         } else if ctx.insights.covered_ms < ctx.insights.min_span_ms {
             "nothing to report yet (trends need a minute of history)"
         } else {
             "nothing to report"
-        };
-        table_draw::draw(buf, &pane, &self.table, empty, theme);
+        }
     }
 }

@@ -1,13 +1,13 @@
-//! The main screen: the device pane over the top-consumers table. Tab moves
+//! The main screen: the devices table over the top-consumers table. Tab moves
 //! the focus between them; Enter opens a consumer's drill-down, a group's
-//! processes or a device's view. `o` groups the consumers by container or pod.
+//! processes or a device screen. `o` groups the consumers by container or pod.
 
 pub(crate) mod devices_grid;
 pub(crate) mod draw_consumers;
 pub(crate) mod draw_devices;
 
 use crate::interactive::app::config::default_direction;
-use crate::interactive::keys::{Command, table};
+use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::interactive::rows::consumer_columns::{
     ConsumerColumn, PlacedColumn, fit_consumer_columns_named,
@@ -15,9 +15,11 @@ use crate::interactive::rows::consumer_columns::{
 use crate::interactive::rows::devices::{DeviceRow, device_rows};
 use crate::interactive::rows::owner_trends::{baseline_deltas, group_deltas, sort_by_delta};
 use crate::interactive::screens::device::DeviceScreen;
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::group::GroupScreen;
-use crate::interactive::screens::{CountersPick, Ctx, Pane, page_of};
+use crate::interactive::screens::{
+    CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
+};
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::OwnerKey;
@@ -25,12 +27,13 @@ use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_
 use crate::model::consumers_growth::growth;
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
+use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
 use std::collections::BTreeMap;
 
-/// Which main-screen pane the movement keys act on.
+/// Which half of the main screen the movement keys act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
     Devices,
@@ -180,6 +183,96 @@ impl MainScreen {
         }
     }
 
+    /// Rows a page key moves in the focused table.
+    fn page_rows(&self, ctx: &Ctx) -> u16 {
+        let main = self.layout(ctx.body);
+        page_of(match self.focus {
+            Focus::Devices => main.devices.rows.height,
+            Focus::Consumers => main.consumers.rows.height,
+        })
+    }
+
+    fn move_selection(&mut self, delta: isize) {
+        match self.focus {
+            Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
+            Focus::Consumers => {
+                self.consumer_cursor.move_by(delta, self.rows.len());
+                self.remember_consumer();
+            }
+        }
+    }
+
+    /// Enter: the selected device's screen, a group's processes or a
+    /// consumer's drill-down.
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
+        if self.focus == Focus::Devices {
+            let device = self.devices.get(self.device_cursor.selected)?;
+            return Some(Box::new(DeviceScreen::new(device.name.clone())));
+        }
+        let row = self.selected_row()?;
+        if row.is_group() {
+            return Some(Box::new(GroupScreen::new(row, self.grouping)));
+        }
+        Some(Box::new(DrillScreen::new(
+            row.total.owner.clone(),
+            ctx.filter,
+        )))
+    }
+
+    /// `c`: the first port of the selected device.
+    fn counters_port(&self) -> Option<CountersPick> {
+        let device = self.devices.get(self.device_cursor.selected)?;
+        let port = device.ports.first()?;
+        Some(Ok((device.name.clone(), port.index)))
+    }
+
+    /// `s`, `>`, `<`: the next (or previous) column shown at this width.
+    fn step_sort(&mut self, step: isize, ctx: &Ctx) -> Outcome {
+        let cols = self.visible_columns(ctx);
+        let n = cols.len() as isize;
+        let current = cols.iter().position(|c| c.sort_key() == self.sort);
+        let next = match current {
+            Some(i) => (i as isize + step).rem_euclid(n) as usize,
+            None => 0,
+        };
+        if let Some(c) = cols.get(next) {
+            self.sort = c.sort_key();
+            self.direction = default_direction(self.sort);
+        }
+        self.resort();
+        Outcome::Handled
+    }
+
+    fn wheel(&mut self, x: u16, y: u16, delta: isize, ctx: &Ctx) {
+        let main = self.layout(ctx.body);
+        if contains(main.devices.area(), x, y) {
+            self.device_cursor.scroll_by(
+                delta,
+                self.devices.len(),
+                usize::from(main.devices.rows.height),
+            );
+        } else {
+            self.consumer_cursor.scroll_by(
+                delta,
+                self.rows.len(),
+                usize::from(main.consumers.rows.height),
+            );
+            self.remember_consumer();
+        }
+    }
+
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
+        if !contains(ctx.body, x, y) {
+            return;
+        }
+        let main = self.layout(ctx.body);
+        if contains(main.devices.area(), x, y) {
+            self.click_devices(&main, y);
+        } else if contains(main.consumers.area(), x, y) {
+            self.click_consumers(&main, x, y, ctx);
+        }
+    }
+
     fn click_devices(&mut self, main: &MainLayout, y: u16) {
         self.focus = Focus::Devices;
         if let Some(i) = main.devices.row_at(y) {
@@ -193,17 +286,17 @@ impl MainScreen {
     }
 
     fn click_consumers(&mut self, main: &MainLayout, x: u16, y: u16, ctx: &Ctx) {
-        let pane = main.consumers;
+        let area = main.consumers;
         self.focus = Focus::Consumers;
-        if contains_y(pane.header, y) {
-            let placed = self.placed_columns(ctx, pane.header.width);
-            let rel = x.saturating_sub(pane.header.x);
+        if contains_y(area.header, y) {
+            let placed = self.placed_columns(ctx, area.header.width);
+            let rel = x.saturating_sub(area.header.x);
             if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
                 self.sort_by(p.column.sort_key());
             }
-        } else if let Some(i) = pane.row_at(y) {
+        } else if let Some(i) = area.row_at(y) {
             let len = self.rows.len();
-            let height = usize::from(pane.rows.height);
+            let height = usize::from(area.rows.height);
             if self.consumer_cursor.select_visible(i, len, height) {
                 self.remember_consumer();
             }
@@ -211,7 +304,7 @@ impl MainScreen {
     }
 }
 
-impl Pane for MainScreen {
+impl Screen for MainScreen {
     fn selected_process(&self) -> Option<&Consumer> {
         match self.focus {
             Focus::Consumers => self.selected_consumer(),
@@ -243,102 +336,46 @@ impl Pane for MainScreen {
             .settle(self.rows.len(), usize::from(main.consumers.rows.height));
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        let main = self.layout(ctx.body);
-        page_of(match self.focus {
-            Focus::Devices => main.devices.rows.height,
-            Focus::Consumers => main.consumers.rows.height,
-        })
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        match self.focus {
-            Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
-            Focus::Consumers => {
-                self.consumer_cursor.move_by(delta, self.rows.len());
-                self.remember_consumer();
+    fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
+        if let Some(delta) = selection_step(action, self.page_rows(ctx)) {
+            self.move_selection(delta);
+            return Outcome::Handled;
+        }
+        match action {
+            Action::Enter => match self.enter(ctx) {
+                Some(screen) => Outcome::Open(screen),
+                None => Outcome::Handled,
+            },
+            Action::Counters => match self.counters_port() {
+                Some(pick) => pick.into(),
+                None => Outcome::Pass,
+            },
+            Action::SortNext => self.step_sort(1, ctx),
+            Action::SortPrev => self.step_sort(-1, ctx),
+            Action::Reverse => {
+                self.direction = self.direction.reversed();
+                self.resort();
+                Outcome::Handled
             }
+            // Tab switches the focus; ← → have nothing to move here.
+            Action::NextPart | Action::PrevPart => {
+                self.focus = match self.focus {
+                    Focus::Devices => Focus::Consumers,
+                    Focus::Consumers => Focus::Devices,
+                };
+                Outcome::Handled
+            }
+            _ => Outcome::Pass,
         }
     }
 
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
-        if self.focus == Focus::Devices {
-            let device = self.devices.get(self.device_cursor.selected)?;
-            return Some(Box::new(DeviceScreen::new(device.name.clone())));
+    fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
+        match gesture(mouse) {
+            Some(Gesture::Wheel { x, y, rows }) => self.wheel(x, y, rows, ctx),
+            Some(Gesture::Click { x, y }) => self.click(x, y, ctx),
+            None => return Outcome::Pass,
         }
-        let row = self.selected_row()?;
-        if row.is_group() {
-            return Some(Box::new(GroupScreen::new(row, self.grouping)));
-        }
-        Some(Box::new(DrillView::new(
-            row.total.owner.clone(),
-            ctx.filter,
-        )))
-    }
-
-    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
-        let device = self.devices.get(self.device_cursor.selected)?;
-        let port = device.ports.first()?;
-        Some(Ok((device.name.clone(), port.index)))
-    }
-
-    fn step_sort(&mut self, step: isize, ctx: &Ctx) {
-        let cols = self.visible_columns(ctx);
-        let n = cols.len() as isize;
-        let current = cols.iter().position(|c| c.sort_key() == self.sort);
-        let next = match current {
-            Some(i) => (i as isize + step).rem_euclid(n) as usize,
-            None => 0,
-        };
-        if let Some(c) = cols.get(next) {
-            self.sort = c.sort_key();
-            self.direction = default_direction(self.sort);
-        }
-        self.resort();
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.direction = self.direction.reversed();
-        self.resort();
-    }
-
-    fn next_pane(&mut self, _step: isize, tab_key: bool, _ctx: &Ctx) {
-        if tab_key {
-            self.focus = match self.focus {
-                Focus::Devices => Focus::Consumers,
-                Focus::Consumers => Focus::Devices,
-            };
-        }
-    }
-
-    fn wheel(&mut self, x: u16, y: u16, delta: isize, ctx: &Ctx) {
-        let main = self.layout(ctx.body);
-        if contains(main.devices.area(), x, y) {
-            self.device_cursor.scroll_by(
-                delta,
-                self.devices.len(),
-                usize::from(main.devices.rows.height),
-            );
-        } else {
-            self.consumer_cursor.scroll_by(
-                delta,
-                self.rows.len(),
-                usize::from(main.consumers.rows.height),
-            );
-            self.remember_consumer();
-        }
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if !contains(ctx.body, x, y) {
-            return;
-        }
-        let main = self.layout(ctx.body);
-        if contains(main.devices.area(), x, y) {
-            self.click_devices(&main, y);
-        } else if contains(main.consumers.area(), x, y) {
-            self.click_consumers(&main, x, y, ctx);
-        }
+        Outcome::Handled
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
