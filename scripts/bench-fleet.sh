@@ -154,8 +154,8 @@ done
 # One more evaluation, so every rule has a value for every target.
 sleep "${SCRAPE%s}"
 echo "bench-fleet: every target recorded after $(( $(date +%s) - started )) s"
-SERIES_TOTAL=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode 'query=prometheus_tsdb_head_series' \
-    | python3 -c 'import sys,json; print(json.load(sys.stdin)["data"]["result"][0]["value"][1])')
+SERIES_TOTAL=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/status/tsdb" \
+    | python3 -c 'import sys,json; print(json.load(sys.stdin)["data"]["headStats"]["numSeries"])')
 
 # 5. The refreshes.
 : >"$WORK/runs"

@@ -24,8 +24,8 @@ pub const OPEN_HOST: Command = row(
     hint("⏎", " host ", 41),
 );
 const TAB: &[(Chord, Action)] = &[
-    (code(KeyCode::Tab), Action::NextPane),
-    (code(KeyCode::BackTab), Action::PrevPane),
+    (code(KeyCode::Tab), Action::NextPart),
+    (code(KeyCode::BackTab), Action::PrevPart),
 ];
 pub const NEXT_LIST: Command = row(
     TAB,
@@ -42,14 +42,14 @@ pub const VIEWS: Command = row(
     None,
 );
 pub const ERRORS: Command = row(
-    &[(key('e'), Action::ErrorPane)],
+    &[(key('e'), Action::ErrorQps)],
     "e",
     "ERROR QPs across the cluster, most first",
     Applies::Everywhere,
     hint("e", " errors ", 50),
 );
 pub const LEAKS: Command = row(
-    &[(key('a'), Action::AlertsPane)],
+    &[(key('a'), Action::Alerts)],
     "a",
     "leak suspects across the cluster",
     Applies::Everywhere,

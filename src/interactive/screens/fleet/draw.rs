@@ -7,7 +7,7 @@ use super::{FleetConfig, FleetView, Focus, Overlay};
 use crate::fleet::model::RowStatus;
 use crate::interactive::keys::fleet::{self as keys, fleet_help_rows};
 use crate::interactive::keys::{Command, footer_hints, table};
-use crate::interactive::layout::{MIN_HEIGHT, MIN_WIDTH, TablePane, frame_layout, too_small};
+use crate::interactive::layout::{MIN_HEIGHT, MIN_WIDTH, TableArea, frame_layout, too_small};
 use crate::interactive::screens::fleet_cluster::{ClusterList, draw as cluster_draw};
 use crate::interactive::screens::fleet_host::draw as host_draw;
 use crate::interactive::widgets::fit::{Part, fit_parts};
@@ -44,7 +44,7 @@ pub fn draw(frame: &mut Frame, view: &FleetView) {
         (Some(screen), _) => host_draw::draw(buf, l.body, screen, view.now_ms, &theme),
         (None, Focus::Hosts) => super::hosts::draw(
             buf,
-            &TablePane::new(l.body),
+            &TableArea::new(l.body),
             &view.hosts,
             has_reading,
             true,

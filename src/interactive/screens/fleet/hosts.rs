@@ -10,7 +10,7 @@ use crate::fleet::model::{
     FleetFilter, FleetReading, HostRow, RowRules, RowStatus, SortKey, host_rows, sort_rows,
 };
 use crate::interactive::app::Level;
-use crate::interactive::layout::TablePane;
+use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_line, style_area, title_line};
@@ -212,7 +212,7 @@ fn cells(row: &HostRow) -> [String; 9] {
 
 pub fn draw(
     buf: &mut Buffer,
-    pane: &TablePane,
+    pane: &TableArea,
     screen: &HostsScreen,
     has_reading: bool,
     focused: bool,

@@ -197,7 +197,7 @@ impl FleetView {
     /// Keeps every cursor inside its list and in view.
     fn settle(&mut self) {
         let body = self.body();
-        let pane = crate::interactive::layout::TablePane::new(body);
+        let pane = crate::interactive::layout::TableArea::new(body);
         let len = self.hosts.rows.len();
         self.hosts.cursor.settle(len, usize::from(pane.rows.height));
         let panes = crate::interactive::screens::fleet_cluster::draw::layout(body, &self.cluster);
@@ -316,12 +316,12 @@ impl FleetView {
             Action::Home => self.move_selection(isize::MIN / 2),
             Action::End => self.move_selection(isize::MAX / 2),
             Action::Enter => self.open_host(commands),
-            Action::NextPane | Action::Right => self.step_focus(1),
-            Action::PrevPane | Action::Left => self.step_focus(-1),
+            Action::NextPart | Action::Right => self.step_focus(1),
+            Action::PrevPart | Action::Left => self.step_focus(-1),
             Action::Tab(0) => self.focus_on(Focus::Hosts),
             Action::Tab(1) => self.focus_on(Focus::Cluster(ClusterList::Consumers)),
-            Action::ErrorPane => self.focus_on(Focus::Cluster(ClusterList::ErrorQps)),
-            Action::AlertsPane => self.focus_on(Focus::Cluster(ClusterList::Leaks)),
+            Action::ErrorQps => self.focus_on(Focus::Cluster(ClusterList::ErrorQps)),
+            Action::Alerts => self.focus_on(Focus::Cluster(ClusterList::Leaks)),
             Action::Group => {
                 self.cluster.next_kind();
                 self.focus_on(Focus::Cluster(ClusterList::Consumers));
@@ -505,7 +505,7 @@ impl FleetView {
         if self.host.is_some() || self.focus != Focus::Hosts {
             return;
         }
-        let pane = crate::interactive::layout::TablePane::new(self.body());
+        let pane = crate::interactive::layout::TableArea::new(self.body());
         if contains_y(pane.header, y) {
             let table = self.hosts.placement();
             let rel = x.saturating_sub(pane.header.x);

@@ -75,7 +75,7 @@ fn event_loop(
     view.update(Event::Resize(size.width, size.height));
     view.update(Event::Tick(crate::model::time::now()));
     draw(terminal, view)?;
-    let mut screen = job::Screen::Shown;
+    let mut screen = job::Presence::Shown;
     loop {
         if tty::panicked() {
             return Err(panic_ended());
@@ -94,7 +94,7 @@ fn event_loop(
             screen = job::suspend(terminal, mouse)?;
             Event::Tick(crate::model::time::now())
         } else {
-            let back = screen == job::Screen::Away && job::in_foreground();
+            let back = screen == job::Presence::Away && job::in_foreground();
             if crate::signals::take_continued() || back {
                 screen = job::continued(terminal, mouse)?;
             }
@@ -113,7 +113,7 @@ fn event_loop(
                 }
             }
         }
-        if screen == job::Screen::Shown {
+        if screen == job::Presence::Shown {
             draw(terminal, view)?;
         }
     }

@@ -2,7 +2,7 @@
 //! a titled object table; the list with the cursor has its title marked and its row selected.
 
 use super::{ClusterList, ClusterScreen};
-use crate::interactive::layout::TablePane;
+use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::paint::{style_area, title_line};
 use crate::interactive::widgets::table::{ObjectTable, draw as table_draw};
 use crate::interactive::widgets::theme::Theme;
@@ -13,19 +13,19 @@ use ratatui::text::Span;
 
 /// Where the three lists go in `body`: the consumers take what the other two leave, and
 /// those take a few rows each (more when they have them).
-pub fn layout(body: Rect, screen: &ClusterScreen) -> [TablePane; 3] {
+pub fn layout(body: Rect, screen: &ClusterScreen) -> [TableArea; 3] {
     let want = |t: &ObjectTable| (t.rows.len().clamp(1, 8) as u16) + 2;
     let errors = want(&screen.error_qps).min(body.height / 4).max(3);
     let leaks = want(&screen.leaks).min(body.height / 4).max(3);
     let consumers = body.height.saturating_sub(errors + leaks);
     let at = |y: u16, h: u16| Rect::new(body.x, body.y + y, body.width, h);
     [
-        TablePane::new(at(0, consumers)),
-        TablePane::new(at(
+        TableArea::new(at(0, consumers)),
+        TableArea::new(at(
             consumers,
             errors.min(body.height.saturating_sub(consumers)),
         )),
-        TablePane::new(at(
+        TableArea::new(at(
             consumers + errors,
             leaks.min(body.height.saturating_sub(consumers + errors)),
         )),

@@ -138,7 +138,9 @@ fn usage_lines(h: &HostReport, out: &mut Vec<PageLine>, theme: &Theme) {
         )]));
     }
     let thresholds = Thresholds::default();
-    for u in usage {
+    // The fullest first; a long tail of near-empty types says little.
+    let more = usage.len().saturating_sub(USAGE_LINES);
+    for u in usage.into_iter().take(USAGE_LINES) {
         let level = if u.ratio >= thresholds.critical {
             Level::Critical
         } else if u.ratio >= thresholds.warn {
@@ -158,7 +160,16 @@ fn usage_lines(h: &HostReport, out: &mut Vec<PageLine>, theme: &Theme) {
             Span::styled(format!(" {:>4.0}%", u.ratio * 100.0), theme.level(level)),
         ]));
     }
+    if more > 0 {
+        out.push(PageLine::Text(vec![Span::styled(
+            format!("   and {more} less used"),
+            theme.dim(),
+        )]));
+    }
 }
+
+/// Usage lines shown per reading.
+const USAGE_LINES: usize = 10;
 
 fn port_lines(h: &HostReport, out: &mut Vec<PageLine>, theme: &Theme) {
     if h.ports.is_empty() {
