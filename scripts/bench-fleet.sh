@@ -40,6 +40,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -77,10 +78,17 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/plain; version=0.0.4")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass  # Prometheus gave up on a slow scrape: it marks the target down itself.
     def log_message(self, *a):
         pass
-http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    def handle_error(self, request, client_address):
+        pass
+Server(("127.0.0.1", port), H).serve_forever()
 EOF
 python3 "$WORK/serve.py" "$WORK" "$EXPO_PORT" "${#PROFILES[@]}" &
 PIDS+=($!)
