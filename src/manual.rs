@@ -1,8 +1,9 @@
 //! Shell completions and man pages, generated from the clap definitions so they
 //! never drift from the options restop really takes (`restop completions SHELL`,
-//! `restop man [export]`; the Debian package installs both). restop(1)'s
+//! `restop man [export|fleet]`; the Debian package installs both). restop(1)'s
 //! KEYS section is the interactive view's key table
-//! (`interactive::keys::docs::roff_section`), placed before VERSION.
+//! (`interactive::keys::docs::roff_section`), placed before VERSION; restop-fleet(1)'s is the
+//! fleet view's (`interactive::keys::fleet::roff_section`).
 
 use crate::cli::Cli;
 use clap::CommandFactory;
@@ -23,10 +24,11 @@ pub fn write_man_page(page: Option<&str>, out: &mut dyn Write) -> io::Result<()>
     // Pages of the subcommands with options of their own.
     let title = match name {
         "export" => "restop-export",
+        "fleet" => "restop-fleet",
         _ => {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
-                format!("no man page named {name} (have: export)"),
+                format!("no man page named {name} (have: export, fleet)"),
             ));
         }
     };
@@ -34,21 +36,30 @@ pub fn write_man_page(page: Option<&str>, out: &mut dyn Write) -> io::Result<()>
         .get_subcommands()
         .find(|c| c.get_name() == name)
         .cloned()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "export is missing"))?
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{name} is missing")))?
         .name(title);
+    if name == "fleet" {
+        let keys = crate::interactive::keys::fleet::roff_section();
+        return with_section(clap_mangen::Man::new(sub), &keys, out);
+    }
     clap_mangen::Man::new(sub).render(out)
+}
+
+/// A clap_mangen page with `section` (roff) placed before its VERSION (or at its end).
+fn with_section(man: clap_mangen::Man, section: &str, out: &mut dyn Write) -> io::Result<()> {
+    let mut page = Vec::new();
+    man.render(&mut page)?;
+    let page = String::from_utf8_lossy(&page);
+    let at = page.find("\n.SH VERSION").map_or(page.len(), |i| i + 1);
+    out.write_all(page[..at].as_bytes())?;
+    out.write_all(section.as_bytes())?;
+    out.write_all(page[at..].as_bytes())
 }
 
 /// restop(1): clap_mangen's page with the KEYS section added.
 fn write_main_page(command: clap::Command, out: &mut dyn Write) -> io::Result<()> {
-    let mut page = Vec::new();
-    clap_mangen::Man::new(command).render(&mut page)?;
-    let page = String::from_utf8_lossy(&page);
     let keys = crate::interactive::keys::docs::roff_section();
-    let at = page.find("\n.SH VERSION").map_or(page.len(), |i| i + 1);
-    out.write_all(page[..at].as_bytes())?;
-    out.write_all(keys.as_bytes())?;
-    out.write_all(page[at..].as_bytes())
+    with_section(clap_mangen::Man::new(command), &keys, out)
 }
 
 #[cfg(test)]
@@ -93,5 +104,12 @@ mod tests {
         );
         assert!(text.contains("\\-\\-owners\\-by"));
         assert!(write_man_page(Some("nope"), &mut Vec::new()).is_err());
+        // restop-fleet(1): every option and the fleet view's keys.
+        let mut out = Vec::new();
+        write_man_page(Some("fleet"), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\\-\\-prometheus"), "{text}");
+        assert!(text.contains("\\-\\-hosts\\-file"), "{text}");
+        assert!(text.contains(&crate::interactive::keys::fleet::roff_section()));
     }
 }

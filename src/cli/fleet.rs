@@ -1,6 +1,6 @@
 //! `restop fleet`'s own options: where the fleet is read from (a Prometheus server, or the
 //! exporters themselves), how to reach it (TLS, auth, headers, timeouts, the byte bound) and
-//! what to print. `-d` is restop's global one, read here with the fleet's own default (15 s).
+//! what to show (the full-screen view, or `--once`/`--json`). `-d` is restop's global one, read here with the fleet's own default (15 s).
 //! Every option but the sources and the output mode can also be set in the config file's
 //! `[fleet]` section (`fleet/config.rs`); the command line wins.
 
@@ -11,6 +11,7 @@ use std::time::Duration;
 
 pub const FLEET_EXAMPLES: &str = "\
 Examples:
+  restop fleet --prometheus http://prometheus:9090          the full-screen view
   restop fleet --prometheus http://prometheus:9090 --once
   restop fleet --prometheus https://prom.example --bearer-token-file /var/run/secrets/token --json
   restop fleet --prometheus http://prometheus:9090 --host-label node --once
@@ -19,7 +20,18 @@ Examples:
 
 Hosts are listed worst first: down, missing and stale hosts, then hosts with
 ports down, ERROR QPs or a device at its limit, leak suspects, error counters
-rising. Set-up (scrape config, recording rules) and the JSON schema: docs/fleet.md.";
+rising.
+
+The full-screen view (without --once or --json) refreshes every -d on a thread
+of its own and keeps the last good data, marked stale, when a refresh fails.
+Keys: 1 hosts, 2 cluster lists (Tab cycles hosts, consumers, ERROR QPs, leak
+suspects), Enter a host's detail (from Prometheus, and live from its exporter),
+/ filter by host, pod, namespace or device, s sort (consumers: type), o
+processes/pods/namespaces, e ERROR QPs, a leak suspects, +/- refresh interval,
+w full text, ? help, q quit. Every key: restop man fleet.
+
+Set-up (scrape config, recording rules), the queries sent and the JSON schema:
+docs/fleet.md.";
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Args)]
 #[command(after_long_help = FLEET_EXAMPLES)]
@@ -68,6 +80,8 @@ pub struct FleetArgs {
     pub host_label: Option<String>,
 
     /// Print the fleet once (the hosts table and the cluster lists) and exit.
+    ///
+    /// Without --once or --json, restop fleet opens the full-screen view.
     #[arg(long, conflicts_with = "json")]
     pub once: bool,
 

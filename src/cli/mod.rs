@@ -156,7 +156,7 @@ pub enum Command {
                       man | man -l -"
     )]
     Man {
-        /// The subcommand whose page to print (`export`).
+        /// The subcommand whose page to print (`export`, `fleet`).
         page: Option<String>,
     },
 }

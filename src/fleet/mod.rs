@@ -12,9 +12,10 @@
 //! - `model/`: pure: the reading, the hosts table worst first, cluster lists, the filter and
 //!   the fleet across refreshes (last good data kept, marked stale).
 //! - `config.rs` (`[fleet]` in the config file and the command line), `report.rs` (`--once`,
-//!   `--json`), `run.rs` (the subcommand).
+//!   `--json`), `run.rs` (the subcommand), `feed.rs` (the full-screen view's feed thread).
 
 pub mod config;
+pub mod feed;
 pub mod http;
 pub mod model;
 pub mod prom;

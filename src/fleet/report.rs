@@ -1,6 +1,10 @@
 //! The fleet once: the `--once` text report and the `--json` document, both pure functions of
 //! a [`FleetState`] and the rules, over the same rows and lists the full-screen view reads.
 
+use super::model::cells::{
+    age_text, consumer_name, devices_text, nic_text, top_consumer_text, usage_text, value_text,
+    why_text,
+};
 use super::model::cluster::ClusterErrorQps;
 use super::model::reading::Suspect;
 use super::model::{
@@ -87,26 +91,6 @@ pub fn document(state: &FleetState, source: &str, rules: &RowRules, top: usize) 
         top_consumers: lists,
         error_qps: cluster_error_qps(reading),
         leak_suspects: cluster_suspects(reading),
-    }
-}
-
-fn consumer_name(c: &Consumer) -> String {
-    clean(&consumer_label(c))
-}
-
-fn consumer_label(c: &Consumer) -> String {
-    match (c.pod.is_empty(), c.name.is_empty()) {
-        (_, false) if !c.pid.is_empty() => format!("{} ({})", c.name, c.pid),
-        (_, false) => c.name.clone(),
-        (false, true) => format!("{}/{}", c.namespace, c.pod),
-        (true, true) => c.namespace.clone(),
-    }
-}
-
-fn value_text(metric: Metric, value: f64) -> String {
-    match metric {
-        Metric::MrBytes => crate::units::bytes(value as u64),
-        Metric::Objects(_) => crate::units::count(value as u64),
     }
 }
 
@@ -198,36 +182,22 @@ fn hosts_table(out: &mut String, rows: &[HostRow]) {
         "STATUS", "HOST", "DEVS", "WORST USAGE", "ERRQP", "LEAKS", "NIC", "AGE",
     );
     for r in rows {
-        let usage = r.worst_usage.as_ref().map_or("-".to_string(), |u| {
-            format!("{:.0}% {} {}", u.ratio * 100.0, u.rtype.name(), u.device)
-        });
-        let nic = if r.nic.critical + r.nic.warning + r.nic.notice == 0 {
-            "-".to_string()
-        } else {
-            format!("{}c{}w{}n", r.nic.critical, r.nic.warning, r.nic.notice)
-        };
-        let age = r
-            .scrape_age
-            .map_or("-".to_string(), |a| format!("{}s", a.0 / 1000));
         let tail = if r.status.label() == "ok" {
-            r.top_consumer.as_ref().map_or(String::new(), |c| {
-                format!("{} {} qp", consumer_name(c), c.value)
-            })
+            top_consumer_text(r)
         } else {
-            clean(&clean(&r.why.join("; ")))
+            why_text(r)
         };
-        let devices = r.devices.map_or("-".to_string(), |d| d.to_string());
         let _ = writeln!(
             out,
             "{:<7} {:<width$} {:>4} {:>22} {:>6} {:>5} {:>8} {:>6}  {}",
             r.status.label(),
             clean(&r.host),
-            devices,
-            usage,
+            devices_text(r),
+            usage_text(r),
             r.error_qps,
             r.leak_suspects,
-            nic,
-            age,
+            nic_text(r),
+            age_text(r),
             tail
         );
     }

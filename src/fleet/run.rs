@@ -1,7 +1,9 @@
 //! `restop fleet` from the command line: settings resolved over the config file, the source
-//! opened, one refresh, and the `--once` report or the `--json` document on stdout.
+//! opened, then the full-screen view on the terminal (its feed thread refreshing at `-d`), or
+//! one refresh printed as the `--once` report or the `--json` document.
 
 use super::config::{self, FleetOrigin, FleetOutput, FleetSettings};
+use super::feed::{self, LiveScraper};
 use super::http::Client;
 use super::model::{FleetState, RowRules};
 use super::prom::PromSource;
@@ -9,9 +11,13 @@ use super::report;
 use super::scrape::DirectSource;
 use super::source::FleetSource;
 use crate::cli::FleetArgs;
+use crate::interactive::app::Event;
+use crate::interactive::screens::fleet::run as fleet_screen;
+use crate::interactive::screens::fleet::{FleetConfig, FleetView};
 use crate::model::Millis;
 use crate::model::limits::Thresholds;
 use crate::model::time::now;
+use crate::settings::interactive::{InteractiveSettings, no_color_env};
 use crate::settings::locate;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -32,11 +38,20 @@ pub fn run(args: &FleetArgs, config_path: Option<&Path>) -> Result<u8> {
         }
     };
     if settings.output == FleetOutput::Interactive {
-        tell(
-            "the fleet has no full-screen view in this version: use `restop fleet --once` or \
-             `--json` (docs/fleet.md)",
-        );
-        return Ok(EXIT_USAGE);
+        if !crate::interactive::terminal::has_terminal() {
+            tell(
+                "the fleet view needs a terminal: use `restop fleet --once` or `--json` for \
+                 scripts (docs/fleet.md)",
+            );
+            return Ok(EXIT_USAGE);
+        }
+        return match open(&settings) {
+            Ok(source) => run_view(&settings, source).map(|()| EXIT_OK),
+            Err(message) => {
+                tell(&message);
+                Ok(EXIT_USAGE)
+            }
+        };
     }
     let mut source = match open(&settings) {
         Ok(source) => source,
@@ -62,6 +77,37 @@ pub fn run(args: &FleetArgs, config_path: Option<&Path>) -> Result<u8> {
         return Ok(EXIT_NOTHING);
     }
     Ok(EXIT_OK)
+}
+
+/// The full-screen view over `source`, refreshed at `-d` on the feed thread; a host's detail
+/// is also read live from its exporter (the direct scraper, with the same HTTP settings).
+fn run_view(settings: &FleetSettings, source: Box<dyn FleetSource + Send>) -> Result<()> {
+    let defaults = InteractiveSettings::default();
+    let config = FleetConfig {
+        source: source.describe(),
+        rules: rules(settings),
+        top: settings.top,
+        interval: settings.interval,
+        color: defaults.color && !no_color_env(),
+        theme: defaults.theme,
+        mouse: defaults.mouse,
+    };
+    let live = Client::new(&settings.http).ok().map(|client| LiveScraper {
+        client,
+        timeout: settings.http.timeout,
+    });
+    let interval = settings.interval;
+    fleet_screen::run(FleetView::new(config), move |events, requests| {
+        // Never joined: a refresh in progress must not delay quitting.
+        feed::spawn(
+            source,
+            live,
+            interval,
+            move |update| events.send(Event::Fleet(Box::new(update))).is_ok(),
+            requests,
+        )
+        .map(drop)
+    })
 }
 
 /// How rows are judged: the default thresholds, and a scrape older than two refreshes (or
@@ -104,7 +150,7 @@ fn config_file_text(
 }
 
 /// The source the settings name.
-pub fn open(settings: &FleetSettings) -> Result<Box<dyn FleetSource>, String> {
+pub fn open(settings: &FleetSettings) -> Result<Box<dyn FleetSource + Send>, String> {
     let client = Client::new(&settings.http).map_err(|e| e.to_string())?;
     Ok(match &settings.origin {
         FleetOrigin::Prometheus(url) => Box::new(PromSource::new(

@@ -19,7 +19,6 @@ fn prometheus_scrapes_restop_and_evaluates_the_rules_and_dashboard() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let restop_port = free_port();
-    let prom_port = free_port();
 
     let _restop = Killed(
         Command::new(env!("CARGO_BIN_EXE_restop"))
@@ -30,33 +29,15 @@ fn prometheus_scrapes_restop_and_evaluates_the_rules_and_dashboard() {
             .spawn()
             .unwrap(),
     );
-    let config = dir.path().join("prometheus.yml");
-    fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
+    let config = format!(
+        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
              rule_files:\n  - {}\n\
              scrape_configs:\n  - job_name: restop\n    static_configs:\n      \
              - targets: ['127.0.0.1:{restop_port}']\n",
-            root.join("assets/prometheus/restop-rules.yml").display()
-        ),
-    )
-    .unwrap();
-    let log = dir.path().join("prometheus.log");
-    let _prometheus = Killed(
-        Command::new(prometheus)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
-            .stdin(Stdio::null())
-            .stdout(fs::File::create(dir.path().join("prometheus.out")).unwrap())
-            .stderr(fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
+        root.join("assets/prometheus/restop-rules.yml").display()
     );
+    let server = start_prometheus(&prometheus, dir.path(), &config);
+    let (prom_port, log) = (server.port, server.log.clone());
 
     // restop's series arrive: 5 demo devices × 7 types.
     let series = wait_for("restop_resources in Prometheus", &log, || {

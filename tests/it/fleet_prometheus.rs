@@ -3,12 +3,12 @@
 //! own (healthy ones, one leaking, one with a NIC storm, one at its QP limit, one with ERROR
 //! QPs), with the shipped recording rules loaded. `--json` shows each host's facts equal to
 //! what PromQL says at the same evaluation time, the troubled hosts first; `--once` lists the
-//! same order; an exporter taken down is marked down within two refreshes. Skipped with a
-//! notice where Prometheus is not installed.
+//! same order; an exporter taken down is marked down within two refreshes. The full-screen
+//! view runs over the same server in tmux (`fleet_terminal.rs`). Skipped with a notice where
+//! Prometheus is not installed.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -192,34 +192,15 @@ fn the_fleet_from_prometheus_matches_promql_worst_first_and_marks_a_downed_host(
             )
         })
         .collect();
-    let prom_port = free_port();
-    let config = dir.path().join("prometheus.yml");
-    fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n  evaluation_interval: 2s\n\
+    let config = format!(
+        "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n  evaluation_interval: 2s\n\
              rule_files:\n  - {}\n\
              scrape_configs:\n  - job_name: restop\n    static_configs:\n{targets}",
-            root.join("assets/prometheus/restop-fleet-rules.yml")
-                .display()
-        ),
-    )
-    .unwrap();
-    let log = dir.path().join("prometheus.log");
-    let _prometheus = Killed(
-        Command::new(prometheus)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
-            .stdin(Stdio::null())
-            .stdout(fs::File::create(dir.path().join("prometheus.out")).unwrap())
-            .stderr(fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
+        root.join("assets/prometheus/restop-fleet-rules.yml")
+            .display()
     );
+    let server = start_prometheus(&prometheus, dir.path(), &config);
+    let (prom_port, log) = (server.port, server.log.clone());
 
     patient_wait("every exporter up and the rules recorded", &log, || {
         let up = query(prom_port, "sum(restop:fleet_target_up)")?;
@@ -344,6 +325,19 @@ fn the_fleet_from_prometheus_matches_promql_worst_first_and_marks_a_downed_host(
         assert!(rows[..first_ok].iter().any(|r| r.contains(name)), "{text}");
     }
 
+    // The full-screen view over the same server (tmux): worst first, `/`, Enter.
+    let view = crate::fleet_terminal::FleetTerminal::open(prom_port, "2s");
+    if let Some(view) = &view {
+        view.check_worst_first(&[
+            "node-00-leak",
+            "node-01-storm",
+            "node-02-limit",
+            "node-03-errqp",
+        ]);
+        view.check_filter("node-03", "node-03-errqp");
+        view.check_enter_opens_the_host();
+    }
+
     // One host goes down: down within two refreshes (-d 2s, Prometheus scrapes every 2s).
     let victim = host_name(7);
     exporters[7] = None;
@@ -360,4 +354,11 @@ fn the_fleet_from_prometheus_matches_promql_worst_first_and_marks_a_downed_host(
         victim.as_str(),
         "a down host is first"
     );
+    // The view, refreshing on its own every 2 s, has it down too: by its next refresh, or
+    // (on a machine loaded enough that one refresh waits on Prometheus) within the
+    // --http-timeout that bounds it.
+    if let Some(view) = view {
+        view.check_down(&victim, Duration::from_secs(20));
+        view.quit();
+    }
 }

@@ -4,7 +4,6 @@
 //! pod its node. Skipped with a notice where Prometheus is not installed.
 
 use serde_json::Value;
-use std::fs;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
@@ -81,7 +80,6 @@ fn restop_series_join_kube_pod_info_by_namespace_and_pod() {
 
     let dir = tempfile::tempdir().unwrap();
     let restop_port = free_port();
-    let prom_port = free_port();
     let _restop = Killed(
         Command::new(env!("CARGO_BIN_EXE_restop"))
             .args([
@@ -100,33 +98,15 @@ fn restop_series_join_kube_pod_info_by_namespace_and_pod() {
             .spawn()
             .unwrap(),
     );
-    let config = dir.path().join("prometheus.yml");
-    fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n\
+    let config = format!(
+        "global:\n  scrape_interval: 1s\n\
              scrape_configs:\n  - job_name: restop\n    static_configs:\n      \
              - targets: ['127.0.0.1:{restop_port}']\n  \
              - job_name: kube-state-metrics\n    static_configs:\n      \
              - targets: ['127.0.0.1:{ksm_port}']\n"
-        ),
-    )
-    .unwrap();
-    let log = dir.path().join("prometheus.log");
-    let _prometheus = Killed(
-        Command::new(prometheus)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
-            .stdin(Stdio::null())
-            .stdout(fs::File::create(dir.path().join("prometheus.out")).unwrap())
-            .stderr(fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
     );
+    let server = start_prometheus(&prometheus, dir.path(), &config);
+    let (prom_port, log) = (server.port, server.log.clone());
 
     // The documented join: restop's per-pod QPs with the node from kube_pod_info.
     let joined = wait_for("the join of restop_* with kube_pod_info", &log, || {

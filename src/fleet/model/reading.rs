@@ -61,6 +61,14 @@ pub struct NicProblem {
     pub rate: Option<f64>,
 }
 
+/// One port of a host and whether it is ACTIVE (a host's detail).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PortReport {
+    pub device: String,
+    pub port: String,
+    pub active: bool,
+}
+
 /// ERROR QPs on one device of a host.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ErrorQps {
@@ -147,6 +155,9 @@ pub struct HostReport {
     pub error_qp_devices: Vec<ErrorQps>,
     pub leak_suspects: u64,
     pub nic: Vec<NicProblem>,
+    /// Every port and its state (a host's detail; empty in the hosts table).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_consumer: Option<Consumer>,
 }
@@ -167,6 +178,7 @@ impl HostReport {
             error_qp_devices: Vec::new(),
             leak_suspects: 0,
             nic: Vec::new(),
+            ports: Vec::new(),
             top_consumer: None,
         }
     }

@@ -4,8 +4,8 @@
 //! by its `instance`.
 
 use crate::fleet::model::{
-    Consumer, ErrorQps, FleetReading, HostReport, LimitKind, Metric, NicProblem, Reach, Severity,
-    Suspect, Usage,
+    Consumer, ErrorQps, FleetReading, HostReport, LimitKind, Metric, NicProblem, PortReport, Reach,
+    Severity, Suspect, Usage,
 };
 use crate::fleet::sample::Sample;
 use crate::model::counters::CounterClass;
@@ -135,6 +135,14 @@ impl<'a> Decoder<'a> {
                     rate: Some(s.value),
                 };
                 self.host(s).nic.push(problem);
+            }
+            "port" => {
+                let port = PortReport {
+                    device: s.label("device").into(),
+                    port: s.label("port").into(),
+                    active: s.value >= 1.0,
+                };
+                self.host(s).ports.push(port);
             }
             "error_qps_device" | "error_qp_age" => self.add_error_qps(s),
             "suspect" => {

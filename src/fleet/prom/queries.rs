@@ -188,13 +188,29 @@ impl QueryPlan {
     /// One host's detail: every device's usage, its problems and its consumers.
     pub fn detail(&self, host: &str) -> String {
         let sel = format!("{}=\"{}\"", self.host_label, escape_string(host));
+        let counters = health_counter_regex();
         union(
             [
                 tagged(
                     "usage_all",
                     &format!("restop_resources_usage_ratio{{{sel}}}"),
                 ),
+                tagged("port", &format!("restop_port_active{{{sel}}}")),
                 tagged("port_down", &format!("restop_port_active{{{sel}}} == 0")),
+                tagged(
+                    "counter_rate",
+                    &format!(
+                        "sum by ({}) (rate(restop_port_hw_stat_total{{{sel}, counter=~\"{counters}\"}}[5m]) > 0)",
+                        self.host_and("device, port, counter")
+                    ),
+                ),
+                tagged(
+                    "counter_rate",
+                    &format!(
+                        "sum by ({}) (rate(restop_port_pma_stat_total{{{sel}, counter=~\"{counters}\"}}[5m]) > 0)",
+                        self.host_and("device, port, counter")
+                    ),
+                ),
                 tagged(
                     "error_qps_device",
                     &format!("restop_error_queue_pairs{{{sel}}} > 0"),

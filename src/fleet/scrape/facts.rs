@@ -4,7 +4,8 @@
 //! owners of the exposition as consumers.
 
 use crate::fleet::model::{
-    Consumer, ErrorQps, HostReport, LimitKind, Metric, NicProblem, Severity, Suspect, Usage,
+    Consumer, ErrorQps, HostReport, LimitKind, Metric, NicProblem, PortReport, Severity, Suspect,
+    Usage,
 };
 use crate::fleet::sample::Sample;
 use crate::model::counters::CounterClass;
@@ -79,13 +80,23 @@ pub fn host_facts(
                 name: s.label("name").into(),
                 rtype: s.label("type").into(),
             }),
-            "restop_port_active" if s.value < 1.0 => report.nic.push(NicProblem {
-                device: s.label("device").into(),
-                port: s.label("port").into(),
-                severity: Severity::Critical,
-                what: "port down".into(),
-                rate: None,
-            }),
+            "restop_port_active" => {
+                let active = s.value >= 1.0;
+                report.ports.push(PortReport {
+                    device: s.label("device").into(),
+                    port: s.label("port").into(),
+                    active,
+                });
+                if !active {
+                    report.nic.push(NicProblem {
+                        device: s.label("device").into(),
+                        port: s.label("port").into(),
+                        severity: Severity::Critical,
+                        what: "port down".into(),
+                        rate: None,
+                    });
+                }
+            }
             "restop_port_hw_stat_total" | "restop_port_pma_stat_total" => {
                 counter(s, previous, &mut counters, &mut report, at);
             }

@@ -25,6 +25,9 @@ pub enum Event {
     Tick(crate::model::UnixMs),
     /// Leave (a signal, the input closing).
     Quit,
+    /// The fleet view's feed read the fleet or a host (`restop fleet`); the single-host view
+    /// never gets one.
+    Fleet(Box<crate::fleet::feed::FeedUpdate>),
     /// The event loop tried to send a signal the signal dialog asked for.
     SignalResult {
         request: SignalRequest,

@@ -41,6 +41,7 @@ impl App {
             Event::SignalResult { request, outcome } => {
                 self.status = Some(outcome.message(&request));
             }
+            Event::Fleet(_) => {}
         }
         let wanted = self.wanted_details();
         if wanted != self.requested_details {

@@ -22,7 +22,7 @@ pub fn roff_section() -> String {
 }
 
 /// Text made safe for roff: backslashes and hyphens escaped.
-fn roff(text: &str) -> String {
+pub(super) fn roff(text: &str) -> String {
     text.replace('\\', "\\\\").replace('-', "\\-")
 }
 

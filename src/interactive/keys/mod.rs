@@ -7,6 +7,7 @@
 //! source offers the same rows, or rows of its own, from the same types.
 
 pub(crate) mod docs;
+pub(crate) mod fleet;
 pub(crate) mod table;
 
 use crate::model::consumers::SortKey;
@@ -162,12 +163,20 @@ pub enum Action {
 /// first row with a chord for it. A chord with Ctrl is looked for first
 /// when Ctrl is held; other modifiers do not change a key.
 pub fn resolve(key: KeyEvent) -> Option<(&'static Command, Action)> {
+    resolve_in(table::COMMANDS, key)
+}
+
+/// As [`resolve`], in another view's rows (the fleet's, `fleet.rs`).
+pub fn resolve_in(
+    commands: &[&'static Command],
+    key: KeyEvent,
+) -> Option<(&'static Command, Action)> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let find = |want_ctrl: bool| {
-        table::COMMANDS.iter().find_map(|command| {
+        commands.iter().find_map(|command| {
             command
                 .chords
                 .iter()

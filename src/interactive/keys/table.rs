@@ -13,7 +13,7 @@ use crate::model::ResourceType;
 use crate::model::consumers::SortKey;
 use crossterm::event::KeyCode;
 
-const fn hint(key: &'static str, word: &'static str, priority: u8) -> Option<Hint> {
+pub(super) const fn hint(key: &'static str, word: &'static str, priority: u8) -> Option<Hint> {
     Some(Hint {
         key,
         word,
@@ -21,7 +21,7 @@ const fn hint(key: &'static str, word: &'static str, priority: u8) -> Option<Hin
     })
 }
 
-const fn row(
+pub(super) const fn row(
     chords: &'static [(Chord, Action)],
     label: &'static str,
     help: &'static str,
@@ -38,7 +38,7 @@ const fn row(
 }
 
 /// A footer word for keys a documented row already binds.
-const fn footer(
+pub(super) const fn footer(
     chords: &'static [(Chord, Action)],
     applies: Applies,
     hint: Option<Hint>,

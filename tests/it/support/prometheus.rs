@@ -1,5 +1,6 @@
 //! Running a real Prometheus in tests: finding it, a free loopback port, a child that is killed
-//! when dropped, and the HTTP API's queries (`export_prometheus`, `kube_join`).
+//! when dropped, the server itself started on one (`start_prometheus`), and the HTTP API's
+//! queries (`export_prometheus`, `kube_join`, `fleet_prometheus`, `fleet_terminal`).
 
 use serde_json::Value;
 use std::fs;
@@ -89,4 +90,37 @@ pub fn results(answer: &Value) -> Option<&Vec<Value>> {
     (answer["status"] == "success")
         .then(|| answer["data"]["result"].as_array())
         .flatten()
+}
+
+/// A Prometheus server started for a test: killed when dropped, with its port and log.
+pub struct Prometheus {
+    _child: Killed,
+    pub port: u16,
+    pub log: PathBuf,
+}
+
+/// Starts `binary` (a found `prometheus`) on a free loopback port with `config` (YAML) as its
+/// configuration and its data, output and log in `dir`.
+pub fn start_prometheus(binary: &Path, dir: &Path, config: &str) -> Prometheus {
+    let port = free_port();
+    let config_file = dir.join("prometheus.yml");
+    fs::write(&config_file, config).unwrap();
+    let log = dir.join("prometheus.log");
+    let child = std::process::Command::new(binary)
+        .arg(format!("--config.file={}", config_file.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .stdin(std::process::Stdio::null())
+        .stdout(fs::File::create(dir.join("prometheus.out")).unwrap())
+        .stderr(fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    Prometheus {
+        _child: Killed(child),
+        port,
+        log,
+    }
 }
