@@ -41,6 +41,7 @@ mod fleet_rules;
 mod harden_bounds;
 mod harden_record;
 mod harden_replay;
+mod harden_scale;
 mod harden_signals;
 mod harden_textfile;
 mod kube_join;
