@@ -88,6 +88,18 @@ pub struct ExportArgs {
     )]
     pub once: bool,
 
+    /// With --textfile: replace a regular file restop did not write.
+    #[arg(
+        long,
+        requires = "textfile",
+        long_help = "With --textfile: replace PATH even when it is a regular file restop did \
+                     not write (one left by another exporter). Without it such a file is \
+                     refused and left alone. A symbolic link, a device, a FIFO, a socket or a \
+                     directory is refused even with --force, as is a name not ending in .prom \
+                     or a directory others can swap files in."
+    )]
+    pub force: bool,
+
     /// Owners per resource type in per-owner metrics (the rest are summed).
     #[arg(
         long,
@@ -158,6 +170,7 @@ impl ExportArgs {
             Some(path) => ExportTarget::Textfile {
                 path: path.clone(),
                 once: self.once,
+                force: self.force,
             },
             None => ExportTarget::Http(self.listen.unwrap_or(DEFAULT_LISTEN)),
         };

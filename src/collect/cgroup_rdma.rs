@@ -213,6 +213,26 @@ fn binding_quotas(own_path: &str, levels: &[Level]) -> Option<RdmaCgroup> {
 /// would name some other cgroup.
 const CGROUP_FILE_LIMIT: u64 = 64 * 1024;
 
+/// `rdma.max` and `rdma.current` hold one short line per device (at most
+/// 4,096 devices of about 60 bytes): a larger one is not the kernel's and is
+/// refused (no quota shown) rather than cut, which could drop a limit.
+const RDMA_FILE_LIMIT: u64 = 1 << 20;
+
+/// `/proc/self/mountinfo` is a line per mount; a node with 10,000 mounts
+/// gives about 2 MB. A larger one is refused and the default cgroup mount
+/// (`/sys/fs/cgroup`) is used instead.
+const MOUNTINFO_LIMIT: u64 = 8 << 20;
+
+/// A kernel text file of at most `limit` bytes; `None` when it cannot be
+/// read or is larger.
+fn read_bounded(path: &Path, limit: u64) -> Option<String> {
+    let bytes = read_limited(path, limit + 1).ok()?;
+    if bytes.len() as u64 > limit {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// The kernel refuses longer paths (`PATH_MAX`), so deeper levels cannot be
 /// opened; skipping them without building their file names keeps the work
 /// per level bounded however deep a (hostile) path is.
@@ -284,7 +304,8 @@ impl CgroupRdmaReader {
 
     fn read_level(&mut self, hierarchy: Hierarchy, path: &str) -> Option<Level> {
         let mounts = self.mounts.get_or_insert_with(|| {
-            let mut m = std::fs::read_to_string(self.proc_root.join("self").join("mountinfo"))
+            let mountinfo = self.proc_root.join("self").join("mountinfo");
+            let mut m = read_bounded(&mountinfo, MOUNTINFO_LIMIT)
                 .map(|t| parse_cgroup_mounts(&t))
                 .unwrap_or_default();
             if m.unified.is_none() {
@@ -293,8 +314,8 @@ impl CgroupRdmaReader {
             m
         });
         let dir = mounts.of(hierarchy)?.join(path.trim_start_matches('/'));
-        let max = std::fs::read_to_string(dir.join("rdma.max")).ok()?;
-        let current = std::fs::read_to_string(dir.join("rdma.current")).unwrap_or_default();
+        let max = read_bounded(&dir.join("rdma.max"), RDMA_FILE_LIMIT)?;
+        let current = read_bounded(&dir.join("rdma.current"), RDMA_FILE_LIMIT).unwrap_or_default();
         Some(Level {
             path: path.to_string(),
             max: parse_rdma_file(&max),

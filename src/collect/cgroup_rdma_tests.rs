@@ -101,6 +101,41 @@ fn an_oversized_cgroup_file_is_refused() {
     assert!(reader.for_process(100).is_some());
 }
 
+#[test]
+fn an_oversized_rdma_file_is_refused() {
+    let (tmp, mut reader) = tree();
+    let dir = tmp.path().join("sys/fs/cgroup/kubepods/pod1/c1");
+    let limits = "mlx5_0 hca_handle=4 hca_object=max\n";
+    let padding = "mlx5_9 hca_handle=max hca_object=max\n".repeat(30_000); // 1.1 MB
+    fs::write(dir.join("rdma.max"), format!("{limits}{padding}")).unwrap();
+    let c = reader.for_process(100).unwrap();
+    // That level is not read: the container's own hca_handle limit is gone,
+    // the pod's limit still binds.
+    assert_eq!(c.devices["mlx5_0"].hca_handle.max, None);
+    assert_eq!(c.devices["mlx5_0"].hca_object.max, Some(2000));
+    reader.begin_round();
+    fs::write(dir.join("rdma.max"), limits).unwrap();
+    fs::write(dir.join("rdma.current"), padding).unwrap();
+    let c = reader.for_process(100).unwrap();
+    assert_eq!(c.devices["mlx5_0"].hca_handle.max, Some(4));
+    assert_eq!(c.devices["mlx5_0"].hca_handle.current, 0, "usage unread");
+}
+
+#[test]
+fn an_oversized_mountinfo_is_refused_for_the_default_mount() {
+    let (tmp, _) = tree();
+    fs::create_dir_all(tmp.path().join("proc/self")).unwrap();
+    let elsewhere = "35 24 0:30 / /nonexistent rw - cgroup2 cgroup2 rw\n";
+    let mountinfo = tmp.path().join("proc/self/mountinfo");
+    fs::write(&mountinfo, elsewhere).unwrap();
+    let mut reader = CgroupRdmaReader::new(&tmp.path().join("proc"), &tmp.path().join("sys"));
+    assert_eq!(reader.for_process(100), None, "read: the mount named there");
+    let padding = "99 24 0:99 / /mnt/x rw - tmpfs tmpfs rw\n".repeat(230_000); // 9 MB
+    fs::write(&mountinfo, format!("{elsewhere}{padding}")).unwrap();
+    let mut reader = CgroupRdmaReader::new(&tmp.path().join("proc"), &tmp.path().join("sys"));
+    assert!(reader.for_process(100).is_some(), "refused: /sys/fs/cgroup");
+}
+
 fn write(dir: &Path, max: &str, current: &str) {
     fs::create_dir_all(dir).unwrap();
     fs::write(dir.join("rdma.max"), max).unwrap();

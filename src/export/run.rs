@@ -6,7 +6,7 @@ use super::collector::{Collector, Latest};
 use super::exposition::Format;
 use super::health::Health;
 use super::http::{Access, Limits, Server};
-use super::textfile::write_atomically;
+use super::textfile::{Replace, write_replacing};
 use super::top_owners::OwnerOptions;
 use super::web_config;
 use crate::model::history::HistoryConfig;
@@ -32,8 +32,20 @@ pub fn run(export: &ExportSettings, trends: &HistoryConfig, session: Session) ->
             pid_label: export.pid_label,
         });
     match &export.target {
-        ExportTarget::Textfile { path, once: true } => textfile_once(path, session, collector),
-        ExportTarget::Textfile { path, once: false } => textfile_loop(path, session, collector),
+        ExportTarget::Textfile { path, once, force } => {
+            // --force takes over a foreign file once: later writes replace
+            // restop's own file, and a foreign one put there since is refused.
+            let first = if *force {
+                Replace::AnyFile
+            } else {
+                Replace::OwnFile
+            };
+            if *once {
+                textfile_once(path, first, session, collector)
+            } else {
+                textfile_loop(path, first, session, collector)
+            }
+        }
         ExportTarget::Http(listen) => {
             let access = match export.web_config.as_deref().map(web_config::load) {
                 None => Access::default(),
@@ -111,9 +123,14 @@ fn serve(
     Ok(0)
 }
 
-fn textfile_once(path: &Path, mut session: Session, mut collector: Collector) -> Result<u8> {
+fn textfile_once(
+    path: &Path,
+    replace: Replace,
+    mut session: Session,
+    mut collector: Collector,
+) -> Result<u8> {
     let exposition = collector.render(session.next_tick());
-    write_atomically(path, exposition.body(Format::Text))
+    write_replacing(path, exposition.body(Format::Text), replace)
         .with_context(|| format!("writing {}", path.display()))?;
     let health = collector.health();
     if health.up && !health.without_rdma() {
@@ -136,7 +153,12 @@ fn textfile_once(path: &Path, mut session: Session, mut collector: Collector) ->
     Ok(1)
 }
 
-fn textfile_loop(path: &Path, mut session: Session, mut collector: Collector) -> Result<u8> {
+fn textfile_loop(
+    path: &Path,
+    first: Replace,
+    mut session: Session,
+    mut collector: Collector,
+) -> Result<u8> {
     let stop = Stop::new();
     let _signals = stop_on_signals(Arc::clone(&stop), || {})?;
     let mut status = StatusReport::default();
@@ -151,7 +173,12 @@ fn textfile_loop(path: &Path, mut session: Session, mut collector: Collector) ->
     session.run(&mut &*stop, &mut |tick| {
         let exposition = collector.render(tick);
         status.update(collector.health());
-        match write_atomically(path, exposition.body(Format::Text)) {
+        let replace = if written == 0 {
+            first
+        } else {
+            Replace::OwnFile
+        };
+        match write_replacing(path, exposition.body(Format::Text), replace) {
             Ok(()) => {
                 if failing {
                     tell(&format!("writing {} works again", path.display()));

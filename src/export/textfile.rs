@@ -12,7 +12,9 @@
 //! - What is at the name now must be absent, empty, or a regular file restop
 //!   wrote (it starts with restop's first metric family). A symlink, a
 //!   device (`--textfile /dev/full` as root), a FIFO, a directory or someone
-//!   else's file is refused and left alone.
+//!   else's file is refused and left alone. `--force` (`Replace::AnyFile`)
+//!   lets restop take over a regular file it did not write (an older
+//!   exporter's, say); never anything but a regular file.
 //! - The temporary file gets an unpredictable name, is created exclusively
 //!   (`O_EXCL`: an existing file or a planted symlink makes the open fail,
 //!   and another name is tried), is never reached through a symlink
@@ -46,7 +48,22 @@ const NAME_ATTEMPTS: usize = 8;
 /// The temporary name starts with a dot and does not end in `.prom`, so the
 /// textfile collector never reads it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    check_target(path)?;
+    write_replacing(path, bytes, Replace::OwnFile)
+}
+
+/// What a write may replace at its name, besides nothing or an empty file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replace {
+    /// Only a file restop wrote.
+    #[default]
+    OwnFile,
+    /// Any regular file (`--force`).
+    AnyFile,
+}
+
+/// `write_atomically`, with `replace` saying which regular files it may replace.
+pub fn write_replacing(path: &Path, bytes: &[u8], replace: Replace) -> io::Result<()> {
+    check_target_for(path, replace)?;
     let (temp, file) = create_temp(path)?;
     let result = write_and_rename(file, &temp, path, bytes);
     if result.is_err() {
@@ -99,6 +116,11 @@ fn refused(message: String) -> io::Error {
 
 /// The name, the directory and what is at the name now (module docs).
 pub fn check_target(path: &Path) -> io::Result<()> {
+    check_target_for(path, Replace::OwnFile)
+}
+
+/// `check_target`, with `replace` saying which regular files may be replaced.
+pub fn check_target_for(path: &Path, replace: Replace) -> io::Result<()> {
     let shown = path.display();
     if path.extension().is_none_or(|ext| ext != "prom") {
         return Err(io::Error::new(
@@ -125,12 +147,13 @@ pub fn check_target(path: &Path) -> io::Result<()> {
         "a FIFO"
     } else if kind.is_socket() {
         "a socket"
-    } else if meta.len() == 0 || written_by_restop(path)? {
+    } else if meta.len() == 0 || replace == Replace::AnyFile || written_by_restop(path)? {
         return Ok(());
     } else {
         return Err(refused(format!(
             "{shown} is a file restop did not write (it does not start with restop's metrics); \
-             restop replaces only its own textfile: remove it or choose another name"
+             restop replaces only its own textfile: remove it, choose another name, or \
+             replace it with --force"
         )));
     };
     Err(refused(format!(
@@ -190,6 +213,41 @@ pub fn temp_path(path: &Path, suffix: &str) -> io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn force_replaces_a_foreign_regular_file_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("old.prom");
+        fs::write(&foreign, b"node_old_metric 1\n").unwrap();
+        let err = write_atomically(&foreign, b"# HELP restop_a 1\n").unwrap_err();
+        assert!(err.to_string().contains("replace it with --force"), "{err}");
+        assert_eq!(fs::read(&foreign).unwrap(), b"node_old_metric 1\n");
+        write_replacing(&foreign, b"# HELP restop_a 1\n", Replace::AnyFile).unwrap();
+        assert_eq!(fs::read(&foreign).unwrap(), b"# HELP restop_a 1\n");
+
+        let link = dir.path().join("link.prom");
+        std::os::unix::fs::symlink(&foreign, &link).unwrap();
+        let fifo = dir.path().join("fifo.prom");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let sub = dir.path().join("sub.prom");
+        fs::create_dir(&sub).unwrap();
+        for (path, what) in [
+            (&link, "a symbolic link"),
+            (&fifo, "a FIFO"),
+            (&sub, "a directory"),
+        ] {
+            let err = write_replacing(path, b"# HELP restop_a 2\n", Replace::AnyFile).unwrap_err();
+            assert!(err.to_string().contains(what), "{err}");
+        }
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let err = write_replacing(&dir.path().join("x.txt"), b"x", Replace::AnyFile).unwrap_err();
+        assert!(err.to_string().contains("does not end in .prom"), "{err}");
+    }
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {

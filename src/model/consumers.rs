@@ -8,7 +8,7 @@ use super::resource::{ResourceType, TypeCounts};
 use super::snapshot::Snapshot;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Consumer {
@@ -105,6 +105,9 @@ pub fn consumers(snapshot: &Snapshot, filter: &Filter) -> Vec<Consumer> {
         .iter()
         .map(|d| (d.index, d.name.as_str()))
         .collect();
+    // The devices already on each row: a set, as an owner may hold objects
+    // on every one of thousands of devices.
+    let mut listed: HashSet<(&OwnerKey, u32)> = HashSet::new();
     for tally in &snapshot.tallies {
         let device_name = device_names.get(&tally.device).map_or_else(
             || format!("dev{}", tally.device),
@@ -131,18 +134,22 @@ pub fn consumers(snapshot: &Snapshot, filter: &Filter) -> Vec<Consumer> {
         row.counts += &tally.counts;
         row.mr_bytes = row.mr_bytes.saturating_add(tally.mr_bytes);
         row.qp_states.merge(&tally.qp_states);
-        if !tally.counts.is_empty() && !row.devices.contains(&device_name) {
+        if !tally.counts.is_empty() && listed.insert((&tally.owner, tally.device)) {
             row.devices.push(device_name);
         }
     }
     let mut out: Vec<Consumer> = rows.into_values().filter(|c| admits(filter, c)).collect();
+    let order_by_name: HashMap<&str, usize> = snapshot
+        .devices
+        .iter()
+        .rev()
+        .filter_map(|d| Some((d.name.as_str(), *device_order.get(&d.index)?)))
+        .collect();
     for c in &mut out {
         c.devices.sort_by_key(|name| {
-            snapshot
-                .devices
-                .iter()
-                .find(|d| &d.name == name)
-                .and_then(|d| device_order.get(&d.index).copied())
+            order_by_name
+                .get(name.as_str())
+                .copied()
                 .unwrap_or(usize::MAX)
         });
     }

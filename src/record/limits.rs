@@ -14,9 +14,14 @@ pub const MAX_DEVICES: usize = 4096;
 /// Processes owning RDMA objects at once.
 pub const MAX_PROCESSES: usize = 100_000;
 /// (owner, device) pairs.
-pub const MAX_TALLIES: usize = 1_000_000;
+pub const MAX_TALLIES: usize = MAX_ENTRIES;
 /// Objects kept in detail.
-pub const MAX_OBJECTS: usize = 1_000_000;
+pub const MAX_OBJECTS: usize = MAX_ENTRIES;
+/// Devices, processes, tallies and objects of one snapshot together: a host
+/// with 10,000 RDMA processes on 16 devices has 160,000 tallies. Every
+/// stage of a replay is linear in these, and a snapshot at this bound gives
+/// a JSON document of a few hundred MB (docs/performance.md).
+pub const MAX_ENTRIES: usize = 500_000;
 
 /// A command line, all arguments with their separators: what the live
 /// collector reads of `/proc/<pid>/cmdline` at most.
@@ -125,6 +130,20 @@ pub fn check_meta(meta: &crate::model::Meta) -> Result<(), String> {
     }
     for f in &meta.hidden_fields {
         label("a hidden field's name", f, MAX_LABEL_BYTES)?;
+    }
+    Ok(())
+}
+
+/// The four lists of one snapshot (devices, processes, tallies, objects)
+/// hold at most `MAX_ENTRIES` entries together.
+pub fn check_entries(lengths: [usize; 4]) -> Result<(), String> {
+    let total: usize = lengths.iter().sum();
+    if total > MAX_ENTRIES {
+        let [d, p, t, o] = lengths;
+        return Err(format!(
+            "{total} entries in one snapshot ({d} devices, {p} processes, {t} tallies, {o} objects), \
+             more than the {MAX_ENTRIES} of the largest real host: not a recording of a real host"
+        ));
     }
     Ok(())
 }

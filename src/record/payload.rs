@@ -65,6 +65,12 @@ impl PayloadEncoder {
         limits::check_meta(&snapshot.meta)?;
         limits::check_devices(&snapshot.devices)?;
         limits::check_processes(&snapshot.processes)?;
+        limits::check_entries([
+            snapshot.devices.len(),
+            snapshot.processes.len(),
+            snapshot.tallies.len(),
+            snapshot.objects.len(),
+        ])?;
         let parts = [
             json(&snapshot.devices)?,
             json(&snapshot.processes)?,
@@ -169,26 +175,37 @@ fn parse(payload: &[u8], flags: u8) -> Result<Frame, String> {
     Ok(frame)
 }
 
+/// How many entries each of the four lists of a snapshot holds.
+pub type Lengths = [usize; 4];
+
 /// Whether a snapshot frame (its CRC already checked) can be decoded:
-/// `has_base` says whether an earlier snapshot frame it may build on was
-/// decodable. The scan uses this so that a frame restop cannot read is
-/// damage like any other, skipped up to the next keyframe.
-pub fn check(payload: &[u8], flags: u8, has_base: bool) -> Result<(), String> {
+/// `base` holds the list lengths of the earlier snapshot frame it may build
+/// on, when that one was decodable. The scan uses this so that a frame
+/// restop cannot read is damage like any other, skipped up to the next
+/// keyframe; the lengths of this frame's snapshot are returned for the next.
+pub fn check(payload: &[u8], flags: u8, base: Option<Lengths>) -> Result<Lengths, String> {
     let frame = parse(payload, flags)?;
-    let missing = [
-        ("devices", frame.devices.is_none()),
-        ("processes", frame.processes.is_none()),
-        ("tallies", frame.tallies.is_none()),
-        ("objects", frame.objects.is_none()),
-    ]
-    .into_iter()
-    .find(|(_, missing)| *missing && !has_base);
-    match missing {
-        Some((name, _)) => Err(format!(
-            "its {name} are those of an earlier record, and there is none"
-        )),
-        None => Ok(()),
+    let own = [
+        frame.devices.as_ref().map(Vec::len),
+        frame.processes.as_ref().map(Vec::len),
+        frame.tallies.as_ref().map(Vec::len),
+        frame.objects.as_ref().map(Vec::len),
+    ];
+    let mut lengths = [0; 4];
+    for (i, len) in own.into_iter().enumerate() {
+        lengths[i] = match (len, base) {
+            (Some(n), _) => n,
+            (None, Some(base)) => base[i],
+            (None, None) => {
+                return Err(format!(
+                    "its {} are those of an earlier record, and there is none",
+                    PART_NAMES[i]
+                ));
+            }
+        };
     }
+    limits::check_entries(lengths)?;
+    Ok(lengths)
 }
 
 /// A decoded snapshot frame: its own meta and detail scope, and every part,
@@ -226,6 +243,12 @@ pub fn decode(
         tallies: part(frame.tallies, tallies, "tallies")?,
         objects: part(frame.objects, objects, "objects")?,
     };
+    limits::check_entries([
+        parts.devices.len(),
+        parts.processes.len(),
+        parts.tallies.len(),
+        parts.objects.len(),
+    ])?;
     Ok((frame.meta, frame.details, parts))
 }
 

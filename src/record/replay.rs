@@ -48,7 +48,7 @@ impl std::fmt::Debug for ReplaySource {
 impl ReplaySource {
     pub fn open(path: &Path) -> Result<ReplaySource, RecordError> {
         let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| RecordError::io(&name, "opening", e))?;
+        let file = open_regular(path).map_err(|e| RecordError::io(&name, "opening", e))?;
         ReplaySource::from_bytes(Box::new(file), name)
     }
 
@@ -209,6 +209,37 @@ impl ReplaySource {
                 .push(Warning::new(WarningKind::Other, note.clone()));
         }
     }
+}
+
+/// Opens a recording without blocking (a FIFO's open waits for a writer
+/// that may never come) and refuses what is not a regular file: a replay
+/// reads at offsets, and a FIFO or a device has none to read.
+fn open_regular(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    let what = if kind.is_file() {
+        return Ok(file);
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("it is {what}; a recording is a regular file"),
+    ))
 }
 
 impl Source for ReplaySource {

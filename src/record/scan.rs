@@ -10,6 +10,7 @@ use super::format::{
     KIND_SNAPSHOT, MAGIC, MAX_VERSION_LEN, file_header_crc_ok, parse_fixed_header,
 };
 use super::frame_check::{Damage, FrameAt, frame_at, next_intact_frame};
+use super::payload::Lengths;
 use super::read_at::ReadAt;
 use crate::model::{Millis, SourceKind, UnixMs};
 use serde::{Deserialize, Serialize};
@@ -101,8 +102,9 @@ pub fn scan_checking(
     };
     let mut payload = Vec::new();
     let mut offset = scan.good_end;
-    // A decodable snapshot frame came before, for delta frames to build on.
-    let mut base = false;
+    // A decodable snapshot frame came before, for delta frames to build on:
+    // the lengths of its lists.
+    let mut base: Option<Lengths> = None;
     while offset < size {
         let damage = match frame_at(bytes, offset, size, &mut payload).map_err(io_error)? {
             FrameAt::Intact(header) => {
@@ -127,7 +129,7 @@ pub fn scan_checking(
                     snapshots_skipped: 0,
                 });
                 offset = next;
-                base = false;
+                base = None;
                 skip_to_keyframe(bytes, &mut scan, &mut offset, size, &mut payload)
                     .map_err(io_error)?;
             }
@@ -153,7 +155,7 @@ fn take_frame(
     header: &FrameHeader,
     payload: &[u8],
     offset: u64,
-    base: &mut bool,
+    base: &mut Option<Lengths>,
     payloads: Payloads,
 ) -> Result<(), Damage> {
     match header.kind {
@@ -169,15 +171,18 @@ fn take_frame(
         KIND_SNAPSHOT => {
             let checked = match payloads {
                 Payloads::Decode => super::payload::check(payload, header.flags, *base),
-                Payloads::CrcOnly => Ok(()),
+                // Not decoded: a base of unknown lengths.
+                Payloads::CrcOnly => Ok(base.unwrap_or_default()),
             };
-            if let Err(e) = checked {
-                return Err(Damage {
-                    reason: format!("cannot be decoded: {e}"),
-                    incomplete: false,
-                });
+            match checked {
+                Ok(lengths) => *base = Some(lengths),
+                Err(e) => {
+                    return Err(Damage {
+                        reason: format!("cannot be decoded: {e}"),
+                        incomplete: false,
+                    });
+                }
             }
-            *base = true;
             scan.records.push(RecordEntry {
                 offset,
                 payload_len: header.payload_len,

@@ -23,8 +23,13 @@ pub enum ExportTarget {
     /// Serve `/metrics` on this address (`--listen`).
     Http(SocketAddr),
     /// Write this file for node_exporter's textfile collector (`--textfile`);
-    /// `once`: collect once, write, exit (`--once`).
-    Textfile { path: PathBuf, once: bool },
+    /// `once`: collect once, write, exit (`--once`); `force`: the first write
+    /// may replace a regular file restop did not write (`--force`).
+    Textfile {
+        path: PathBuf,
+        once: bool,
+        force: bool,
+    },
 }
 
 /// The export group.

@@ -112,3 +112,38 @@ fn an_undecodable_frame_in_mid_file_is_counted_like_a_damaged_one() {
     assert_eq!(replay.len(), 90);
     assert!(replay.note().unwrap().contains("cannot be decoded"));
 }
+
+/// Defect: `--replay` of a FIFO blocked at open until a writer came, which
+/// may be never. It is refused at once, saying what it is.
+#[test]
+fn a_fifo_or_a_directory_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.rec");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    for (path, what) in [
+        (fifo.as_path(), "it is a FIFO"),
+        (dir.path(), "it is a directory"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_restop"))
+            .arg("--replay")
+            .arg(path)
+            .arg("--once")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("--replay {} still blocked after 20 s", path.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(what), "{stderr}");
+        assert!(stderr.contains("a recording is a regular file"), "{stderr}");
+    }
+}

@@ -127,3 +127,47 @@ fn directories_others_can_swap_files_in_are_refused_for_textfile_and_record() {
         );
     }
 }
+
+/// `--force` takes over a regular file restop did not write (an older
+/// exporter's), and still refuses everything that is not a regular file.
+#[test]
+fn force_replaces_a_foreign_regular_file_and_still_refuses_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let forced = |path: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_restop"))
+            .args(["export", "--demo", "--once", "--force", "--textfile"])
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let foreign = dir.path().join("node.prom");
+    fs::write(&foreign, b"node_thing 1\n").unwrap();
+    refused(&foreign, "replace it with --force");
+    let out = forced(&foreign);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fs::read(&foreign).unwrap().starts_with(b"# HELP restop_"));
+
+    let victim = dir.path().join("victim.txt");
+    fs::write(&victim, b"precious\n").unwrap();
+    let link = dir.path().join("link.prom");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let out = forced(&link);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is a symbolic link"), "{stderr}");
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read(&victim).unwrap(), b"precious\n");
+    let out = forced(&victim);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not end in .prom"));
+    assert_eq!(fs::read(&victim).unwrap(), b"precious\n");
+}

@@ -47,6 +47,7 @@ mod fleet_view;
 mod harden_bounds;
 mod harden_record;
 mod harden_replay;
+mod harden_scale;
 mod harden_signals;
 mod harden_textfile;
 mod kube_join;

@@ -9,7 +9,7 @@ pub mod thresholds;
 pub mod warnings;
 
 pub use cgroup::{DeviceQuota, Quota, RdmaCgroup};
-pub use share::{Share, process_shares};
+pub use share::{Share, ShareIndex, process_shares};
 pub use thresholds::{Level, Thresholds};
 pub use warnings::{
     CgroupLimit, DeviceLimit, cgroup_limits, cgroup_warnings, device_limits, device_warnings,

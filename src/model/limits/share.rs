@@ -14,7 +14,9 @@ use super::super::filter::Filter;
 use super::super::owner::OwnerKey;
 use super::super::resource::{ResourceType, TypeCounts};
 use super::super::snapshot::Snapshot;
+use crate::model::{Device, Tally};
 use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Share {
@@ -25,37 +27,101 @@ pub struct Share {
     pub of_max: Option<f64>,
 }
 
-/// The owner's share of each type, in `ResourceType::ALL` order.
+/// The owner's share of each type, in `ResourceType::ALL` order. One pass
+/// over the tallies: for every owner of a snapshot, use `ShareIndex`.
 pub fn process_shares(
     snapshot: &Snapshot,
     owner: &OwnerKey,
     filter: &Filter,
 ) -> Vec<(ResourceType, Share)> {
-    let mut held = TypeCounts::default();
-    let mut devices: Vec<u32> = Vec::new();
+    let devices = DeviceMap::new(snapshot);
+    let mut held = Held::default();
     for tally in snapshot.tallies.iter().filter(|t| &t.owner == owner) {
-        if tally.counts.is_empty() || !filter.shows_device(&snapshot.device_name(tally.device)) {
-            continue;
-        }
-        held += &tally.counts;
-        if !devices.contains(&tally.device) {
-            devices.push(tally.device);
-        }
+        held.add(&devices, filter, tally);
     }
-    ResourceType::ALL
-        .into_iter()
-        .map(|t| (t, share_of(snapshot, &devices, t, held.get(t))))
-        .collect()
+    held.shares(&devices)
 }
 
-fn share_of(snapshot: &Snapshot, devices: &[u32], t: ResourceType, held: u64) -> Share {
+/// Every owner's holdings, gathered in one pass over the tallies, so that
+/// the shares of all consumers (the JSON document lists each one's) cost
+/// time linear in the tallies, not owners × tallies.
+pub struct ShareIndex<'a> {
+    devices: DeviceMap<'a>,
+    held: HashMap<&'a OwnerKey, Held>,
+}
+
+impl<'a> ShareIndex<'a> {
+    pub fn new(snapshot: &'a Snapshot, filter: &Filter) -> ShareIndex<'a> {
+        let devices = DeviceMap::new(snapshot);
+        let mut held: HashMap<&OwnerKey, Held> = HashMap::new();
+        for tally in &snapshot.tallies {
+            held.entry(&tally.owner)
+                .or_default()
+                .add(&devices, filter, tally);
+        }
+        ShareIndex { devices, held }
+    }
+
+    /// What `process_shares` says of `owner`.
+    pub fn shares(&self, owner: &OwnerKey) -> Vec<(ResourceType, Share)> {
+        match self.held.get(owner) {
+            Some(held) => held.shares(&self.devices),
+            None => Held::default().shares(&self.devices),
+        }
+    }
+}
+
+/// The snapshot's devices by index: looked up once per tally.
+struct DeviceMap<'a>(HashMap<u32, &'a Device>);
+
+impl<'a> DeviceMap<'a> {
+    fn new(snapshot: &'a Snapshot) -> DeviceMap<'a> {
+        DeviceMap(snapshot.devices.iter().map(|d| (d.index, d)).collect())
+    }
+
+    fn shows(&self, filter: &Filter, index: u32) -> bool {
+        match self.0.get(&index) {
+            Some(d) => filter.shows_device(&d.name),
+            None => filter.shows_device(&format!("dev{index}")),
+        }
+    }
+}
+
+/// One owner's objects on the devices the filter admits, and those devices.
+#[derive(Default)]
+struct Held {
+    counts: TypeCounts,
+    devices: Vec<u32>,
+    seen: HashSet<u32>,
+}
+
+impl Held {
+    fn add(&mut self, devices: &DeviceMap<'_>, filter: &Filter, tally: &Tally) {
+        if tally.counts.is_empty() || !devices.shows(filter, tally.device) {
+            return;
+        }
+        self.counts += &tally.counts;
+        if self.seen.insert(tally.device) {
+            self.devices.push(tally.device);
+        }
+    }
+
+    fn shares(&self, devices: &DeviceMap<'_>) -> Vec<(ResourceType, Share)> {
+        ResourceType::ALL
+            .into_iter()
+            .map(|t| (t, share_of(devices, &self.devices, t, self.counts.get(t))))
+            .collect()
+    }
+}
+
+fn share_of(map: &DeviceMap<'_>, devices: &[u32], t: ResourceType, held: u64) -> Share {
     if devices.is_empty() {
         return Share::default();
     }
     let mut current: Option<u64> = Some(0);
     let mut max: Option<u64> = Some(0);
     for index in devices {
-        let entry = snapshot.device(*index).and_then(|d| d.usage.get(t));
+        let entry = map.0.get(index).and_then(|d| d.usage.get(t));
         current = match (current, entry) {
             (Some(sum), Some(e)) => Some(sum.saturating_add(e.current)),
             _ => None,
@@ -76,7 +142,7 @@ fn share_of(snapshot: &Snapshot, devices: &[u32], t: ResourceType, held: u64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Device, ProcessKey, SourceKind, Tally, UsageEntry, enums::StateCounts};
+    use crate::model::{ProcessKey, SourceKind, UsageEntry, enums::StateCounts};
 
     fn device(index: u32, name: &str, qp: (u64, Option<u64>), cm_id: u64) -> Device {
         let mut d = Device::new(index, name);

@@ -17,7 +17,7 @@ use super::selection::Selection;
 use crate::model::consumers::Consumer;
 use crate::model::error_qp_table::ErrorQpRow;
 use crate::model::filter::Filter;
-use crate::model::limits::{Quota, Thresholds, process_shares};
+use crate::model::limits::{Quota, ShareIndex, Thresholds};
 use crate::model::owner_group::OwnerGroup;
 use crate::model::{
     Container, Device, LimitSource, NetnsMode, OwnerKey, Port, ProcessInfo, RdmaCgroup,
@@ -68,6 +68,7 @@ pub fn render_json_grouped(
         ..super::OnceOptions::default()
     };
     let problems = super::problems::of_snapshot(snapshot, &selection.filter, &options);
+    let shares = ShareIndex::new(snapshot, &selection.filter);
     JsonDocument {
         schema_version: SCHEMA_VERSION,
         meta: meta(snapshot, &selection.warnings),
@@ -79,7 +80,7 @@ pub fn render_json_grouped(
             .collect(),
         processes: selection
             .processes()
-            .filter_map(|c| process(snapshot, &selection.filter, c))
+            .filter_map(|c| process(&shares, c))
             .collect(),
         kernel: selection.kernel_owners().map(kernel_owner).collect(),
         unattributed: selection
@@ -241,9 +242,10 @@ fn limit_source(s: LimitSource) -> &'static str {
     }
 }
 
-fn shares(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> OrderedMap<ShareView> {
+fn shares(index: &ShareIndex<'_>, c: &Consumer) -> OrderedMap<ShareView> {
     OrderedMap(
-        process_shares(snapshot, &c.owner, filter)
+        index
+            .shares(&c.owner)
             .into_iter()
             .map(|(t, s)| {
                 (
@@ -287,7 +289,7 @@ fn rdma_cgroup(c: &RdmaCgroup) -> RdmaCgroupView {
     }
 }
 
-fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<ProcessView> {
+fn process(shares_of: &ShareIndex<'_>, c: &Consumer) -> Option<ProcessView> {
     let OwnerKey::Process(key) = c.owner else {
         return None;
     };
@@ -315,7 +317,7 @@ fn process(snapshot: &Snapshot, filter: &Filter, c: &Consumer) -> Option<Process
             })
             .collect(),
         holdings: bucket(c),
-        share: shares(snapshot, filter, c),
+        share: shares(shares_of, c),
         rdma_cgroup: info.rdma_cgroup.as_deref().map(rdma_cgroup),
     })
 }
