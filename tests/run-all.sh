@@ -109,4 +109,6 @@ echo "== real-kernel tests (QEMU + Soft-RoCE)"
 # vm_e2e also runs target/dist/restop-x86_64 (the deploy step's) against the real kernel
 RESTOP_VM_TESTS=1 RESTOP_DEPLOY_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_e2e::
 RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_leak::
-RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_counters   # vm_counters:: and vm_counters_tui::, one boot
+RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_counters netdev_vm::   # vm_counters::, vm_counters_tui:: and netdev_vm::, one boot
+# the netns scenario boots Debian's 7.3 kernel (trixie-backports), whose rxe can move to another namespace
+RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 netns_vm::
