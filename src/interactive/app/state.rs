@@ -81,6 +81,9 @@ pub struct App {
     pub status: Option<String>,
     /// Playing a recording (`--replay`): position, speed, pace.
     pub replay: Option<ReplayState>,
+    /// `--record`: the recording's size on disk as of the last tick
+    /// (`None` before the file exists or when it cannot be read).
+    pub record_bytes: Option<u64>,
 }
 
 /// The context every screen reads, borrowed field by field so that a screen
@@ -130,6 +133,7 @@ impl App {
             quitting: false,
             status: None,
             replay: None,
+            record_bytes: None,
             config,
         }
     }

@@ -47,7 +47,13 @@ mod cost {
     pub const DATE: u8 = 20;
     /// `kernel 6.8.0-demo (simulated)` → `kernel 6.8.0-demo`.
     pub const KERNEL_SHORT: u8 = 25;
-    pub const INTERVAL: u8 = 30;
+    /// The interval outlives the kernel: `+`/`-` change it, and the
+    /// header is where it is read back.
+    pub const INTERVAL: u8 = 55;
+    /// `● REC restop.rec 1.2 MiB` → `● REC 1.2 MiB`.
+    pub const RECORD_FILE: u8 = 35;
+    /// `● REC 1.2 MiB` → `● REC`.
+    pub const RECORD_SIZE: u8 = 60;
     /// A recording's kernel says less than that it is a recording.
     pub const REPLAY_KERNEL: u8 = 40;
     pub const BADGE_SHORT: u8 = 45;
@@ -56,6 +62,8 @@ mod cost {
     pub const NEWER: u8 = 70;
     pub const UPDATED: u8 = 80;
     pub const HOST: u8 = 90;
+    /// That every snapshot is written to disk is kept after the host.
+    pub const RECORD: u8 = 95;
 }
 
 fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Part<'a>> {
@@ -95,6 +103,9 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Part<'a>> {
             Part::new(vec![sep(), Span::raw(format!("{at} {position}"))])
                 .or(vec![sep(), Span::raw(position)], cost::REPLAY_AT),
         );
+    }
+    if let Some(path) = &app.config.record {
+        parts.push(recording(path, app.record_bytes, theme, sep()));
     }
     let meta = app.snapshot().map(|s| &s.meta);
     if let Some(m) = meta {
@@ -159,6 +170,28 @@ fn updated<'a>(app: &App, m: &crate::model::Meta, sep: Span<'a>) -> Part<'a> {
         .drop_at(cost::UPDATED)
 }
 
+/// `● REC restop.rec 1.2 MiB`: `--record` writes every snapshot to that
+/// file, which is this big now; the file's name goes first on a narrow line.
+fn recording<'a>(
+    path: &std::path::Path,
+    bytes: Option<u64>,
+    theme: &Theme,
+    sep: Span<'a>,
+) -> Part<'a> {
+    let size = bytes
+        .map(|b| format!(" {}", crate::units::bytes(b)))
+        .unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let with = |text: String| vec![sep.clone(), Span::styled(text, theme.alert())];
+    Part::new(with(format!("● REC {name}{size}")))
+        .or(with(format!("● REC{size}")), cost::RECORD_FILE)
+        .or(with("● REC".to_string()), cost::RECORD_SIZE)
+        .drop_at(cost::RECORD)
+}
+
 /// ` PLAY 4× `, ` PAUSED 1× `, ` END `.
 fn replay_badge(replay: &ReplayState) -> String {
     if replay.playing() {
@@ -209,20 +242,28 @@ fn status<'a>(app: &'a App, theme: &Theme, width: usize) -> Vec<Span<'a>> {
         } else {
             format!("⚠ {} warnings: {joined}", warnings.len())
         };
+        let n = warnings.len();
+        let count = match n {
+            1 => "⚠ 1 warning (w)".to_string(),
+            n => format!("⚠ {n} warnings (w)"),
+        };
         let text = if text.chars().count() + 2 <= room {
             text
         } else if room < 30 {
-            // Too little room for a sentence that says anything: the count.
-            match warnings.len() {
-                1 => "⚠ 1 warning (w)".to_string(),
-                n => format!("⚠ {n} warnings (w)"),
-            }
+            // Too little room for a sentence that says anything: the count,
+            // or only the mark and the number; never a word cut in two.
+            [count, format!("⚠ {n} (w)"), format!("⚠ {n}")]
+                .into_iter()
+                .find(|t| t.chars().count() + 2 <= room)
+                .unwrap_or_default()
         } else {
             // The whole text is one key away.
             format!("{} (w)", cut_at_word(&text, room.saturating_sub(6)))
         };
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(text, theme.warning()));
+        if !text.is_empty() {
+            spans.push(Span::raw("  "));
+            spans.push(Span::styled(text, theme.warning()));
+        }
     }
     spans
 }

@@ -80,11 +80,28 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     let focused = main.focus == Focus::Devices;
     let title_style = if focused { theme.title() } else { theme.bold() };
     let count = format!("Devices ({})", main.devices.len());
+    // Not all fit: the most troubled are shown, and the title says how
+    // many are not (Tab and the arrows reach them).
+    let off = main
+        .devices
+        .len()
+        .saturating_sub(usize::from(pane.rows.height));
+    let room = usize::from(pane.title.width).saturating_sub(count.chars().count() + 3);
+    let mark = [
+        format!(" {off} more, worst first (Tab ↓)"),
+        format!(" {off} more (Tab ↓)"),
+        format!(" +{off}"),
+    ]
+    .into_iter()
+    .find(|m| m.chars().count() <= room)
+    .filter(|_| off > 0 && pane.rows.height > 0)
+    .map(|m| vec![Span::styled(m, theme.warning())])
+    .unwrap_or_default();
     title_line(
         buf,
         pane.title,
         Span::styled(count, title_style),
-        &[],
+        &mark,
         theme.dim(),
     );
 

@@ -5,12 +5,13 @@
 pub(crate) mod devices_grid;
 pub(crate) mod draw_consumers;
 pub(crate) mod draw_devices;
+pub(crate) mod trouble;
 
 use crate::interactive::app::config::default_direction;
 use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::interactive::rows::consumer_columns::{
-    ConsumerColumn, PlacedColumn, fit_consumer_columns_named,
+    ConsumerColumn, PlacedColumn, fit_consumer_columns_keeping,
 };
 use crate::interactive::rows::devices::{DeviceRow, device_rows};
 use crate::interactive::rows::owner_trends::{baseline_deltas, group_deltas, sort_by_delta};
@@ -22,12 +23,12 @@ use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
-use crate::model::consumers_growth::growth;
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Which main-screen pane the movement keys act on.
@@ -39,7 +40,11 @@ pub enum Focus {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MainScreen {
+    /// The device pane's rows as shown: the tree, or the most troubled
+    /// first when the pane cannot show them all (`trouble::arrange`).
     pub devices: Vec<DeviceRow>,
+    /// The devices in PF-then-VF order, as read from the snapshot.
+    device_tree: Vec<DeviceRow>,
     pub device_cursor: Cursor,
     /// Every consumer the filters admit, in row order (a group's members together):
     /// the rows themselves when grouping by process.
@@ -56,12 +61,18 @@ pub struct MainScreen {
     pub direction: SortDirection,
     /// Per row (under its total's owner), the change since the baseline (empty without one).
     pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
+    /// What NAME last asked for, per (width, grouping, sparklines).
+    name_wanted: Cell<Option<NameWanted>>,
 }
+
+/// The width NAME asked for at a table width, grouping and sparkline choice.
+type NameWanted = ((u16, OwnerGroup, bool), u16);
 
 impl MainScreen {
     pub fn new(sort: SortKey, direction: SortDirection, grouping: OwnerGroup) -> MainScreen {
         MainScreen {
             devices: Vec::new(),
+            device_tree: Vec::new(),
             device_cursor: Cursor::default(),
             consumers: Vec::new(),
             rows: Vec::new(),
@@ -72,6 +83,7 @@ impl MainScreen {
             sort,
             direction,
             deltas: BTreeMap::new(),
+            name_wanted: Cell::new(None),
         }
     }
 
@@ -109,22 +121,32 @@ impl MainScreen {
 
     /// The consumers table's columns at `width`, NAME as wide as the
     /// longest name asks (drawing and clicks both use this).
+    ///
+    /// The set chosen for a width stays for that width: NAME asks for the
+    /// names alone (a growth tag that comes and goes takes what room NAME
+    /// has, or shrinks to its mark), and never for less than it asked at
+    /// this width before, so columns do not jump between refreshes.
     pub fn placed_columns(&self, ctx: &Ctx, width: u16) -> Vec<PlacedColumn> {
-        // A growing owner's name carries its growth (`⚠ +30 QP/min`).
-        let growth_len = |c: &crate::model::consumers::Consumer| {
-            ctx.insights
-                .owner(&c.owner)
-                .and_then(|t| growth(t, ctx.insights.min_span_ms))
-                .map_or(0, |g| g.text.chars().count() + 3)
-        };
         let longest = self
-            .consumers
+            .rows
             .iter()
-            .map(|c| ConsumerColumn::Name.cell(c).chars().count() + growth_len(c))
+            .map(|r| r.cell(ConsumerColumn::Name).chars().count())
             .max()
             .unwrap_or(0);
-        let name_wanted = u16::try_from(longest).unwrap_or(u16::MAX);
-        fit_consumer_columns_named(ctx.filter, width, ctx.sparklines, name_wanted)
+        let asked = u16::try_from(longest).unwrap_or(u16::MAX);
+        let key = (width, self.grouping, ctx.sparklines);
+        let name_wanted = match self.name_wanted.get() {
+            Some((k, before)) if k == key => before.max(asked),
+            _ => asked,
+        };
+        self.name_wanted.set(Some((key, name_wanted)));
+        // Grouped, the group's key tells two rows of one program apart.
+        let kept = match self.grouping {
+            OwnerGroup::Process => None,
+            OwnerGroup::Container => Some(ConsumerColumn::Container),
+            OwnerGroup::Pod => Some(ConsumerColumn::Pod),
+        };
+        fit_consumer_columns_keeping(ctx.filter, width, ctx.sparklines, name_wanted, kept)
     }
 
     /// The data columns on screen at this width, in screen order: what `s`,
@@ -180,6 +202,30 @@ impl MainScreen {
         }
     }
 
+    /// Orders the device rows for the pane's room at this size, the
+    /// selected device kept selected.
+    fn arrange_devices(&mut self, ctx: &Ctx) {
+        let room = usize::from(
+            main_layout(ctx.body, self.device_tree.len())
+                .devices
+                .rows
+                .height,
+        );
+        let selected = self
+            .devices
+            .get(self.device_cursor.selected)
+            .map(|d| d.name.clone());
+        self.devices = trouble::arrange(&self.device_tree, room, &ctx.config.thresholds);
+        // Followed only while the pane has the focus: unfocused, the pane
+        // shows its first (most troubled) rows, not an old selection.
+        let selected = selected.filter(|_| self.focus == Focus::Devices);
+        match selected.and_then(|n| self.devices.iter().position(|d| d.name == n)) {
+            Some(i) => self.device_cursor.selected = i,
+            None if self.focus != Focus::Devices => self.device_cursor = Cursor::default(),
+            None => {}
+        }
+    }
+
     fn click_devices(&mut self, main: &MainLayout, y: u16) {
         self.focus = Focus::Devices;
         if let Some(i) = main.devices.row_at(y) {
@@ -227,7 +273,8 @@ impl Pane for MainScreen {
         let Some(snapshot) = ctx.snapshot else {
             return;
         };
-        self.devices = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
+        self.device_tree = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
+        self.arrange_devices(ctx);
         let consumers = consumers(snapshot, ctx.filter);
         let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
         self.rows = group_consumers(&consumers, self.grouping);
@@ -236,6 +283,7 @@ impl Pane for MainScreen {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
+        self.arrange_devices(ctx);
         let main = self.layout(ctx.body);
         self.device_cursor
             .settle(self.devices.len(), usize::from(main.devices.rows.height));
