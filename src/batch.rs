@@ -7,8 +7,8 @@
 
 use crate::model::SourceKind;
 use crate::model::history::History;
-use crate::output::batch::{json_line, text_tick};
-use crate::output::trends::trend_fields;
+use crate::output::batch::{json_line_with, text_tick_with};
+use crate::output::trends::trends_view;
 use crate::output::unknown_device_warning;
 use crate::session::{Flow, Session, Tick, Waiter};
 use crate::settings::{Mode, Settings};
@@ -118,17 +118,30 @@ impl Printer<'_> {
             None => self.device_missing = false,
         }
         self.history.push(&snapshot);
+        // One reading of the history per tick: the trends and the problems.
+        let insights = self.history.insights(&snapshot, filter);
         let text = match self.settings.mode {
-            Mode::BatchJson => match json_line(
+            Mode::BatchJson => {
+                let trends = serde_json::to_value(trends_view(&insights, &snapshot, filter))
+                    .unwrap_or(serde_json::Value::Null);
+                match json_line_with(
+                    &snapshot,
+                    filter,
+                    &self.settings.report,
+                    Some(&trends),
+                    Some(&insights.problems),
+                ) {
+                    Ok(line) => line,
+                    Err(e) => return self.end(Err(e.into())),
+                }
+            }
+            _ => text_tick_with(
+                self.printed,
                 &snapshot,
                 filter,
                 &self.settings.report,
-                Some(&trend_fields(&self.history, &snapshot, filter)),
-            ) {
-                Ok(line) => line,
-                Err(e) => return self.end(Err(e.into())),
-            },
-            _ => text_tick(self.printed, &snapshot, filter, &self.settings.report),
+                &insights.problems,
+            ),
         };
         match self
             .out

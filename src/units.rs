@@ -7,7 +7,16 @@
 //! - [`bytes`]: at most 8 characters (`1023 KiB`, `99.5 GiB`, `512 B`);
 //! - [`count`]: at most 6 characters (exact up to 999999, then `1.2M`, `16.8M`, `345M`, `1.0G`);
 //! - [`percent`]: at most 5 characters for ratios up to 9.99 (`<0.1%`, `0.8%`, `42%`);
-//! - [`duration`]: `450 µs`, `2.5 ms`, `12 ms`, `1.5 s`, `2m 05s`.
+//! - [`duration`]: `450 µs`, `2.5 ms`, `12 ms`, `1.5 s`, `2m 05s`;
+//! - rates ([`bytes_per_s`], [`bits_per_s`], [`packets_per_s`], [`per_s`]):
+//!   at most 9 characters (`12.5 GB/s`, `100 Gb/s`, `98.2 kp/s`, `12.5k/s`).
+//!
+//! One unit convention for rates everywhere (docs/counters.md, "Units"):
+//! decimal (SI) prefixes, bytes per second for traffic and bits per second
+//! against the link rate, as link rates are written (200 Gb/s is 25 GB/s).
+//! Sizes of memory (MR bytes) stay in IEC units (`bytes`). Every front end
+//! writes a rate through these functions, so `--once --rates` and the live
+//! view say `11.1 GB/s` for the same port.
 
 use std::time::Duration;
 
@@ -133,6 +142,67 @@ fn trim_zero_decimal(text: String) -> String {
     }
 }
 
+/// A per-second figure with SI prefixes: `0`, `7.5`, `980`, `12.5k`, `1.2M`,
+/// `345G`; at most 5 characters for any finite value below 1e18.
+pub fn si(value: f64) -> String {
+    let (number, prefix) = si_parts(value);
+    format!("{number}{prefix}")
+}
+
+/// The number and its prefix apart: (`12.5`, `k`).
+fn si_parts(value: f64) -> (String, &'static str) {
+    if !value.is_finite() || value <= 0.0 {
+        return ("0".to_string(), "");
+    }
+    const SCALES: [(f64, &str); 6] = [
+        (1.0, ""),
+        (1e3, "k"),
+        (1e6, "M"),
+        (1e9, "G"),
+        (1e12, "T"),
+        (1e15, "P"),
+    ];
+    let mut pick = SCALES[0];
+    for scale in SCALES {
+        // 999.96k is "1M", not "1000k".
+        if value >= scale.0 * 0.9995 {
+            pick = scale;
+        }
+    }
+    let v = value / pick.0;
+    let number = if pick.1.is_empty() && v >= 9.95 {
+        format!("{v:.0}")
+    } else if v < 99.95 {
+        trim_zero_decimal(format!("{v:.1}"))
+    } else {
+        format!("{v:.0}")
+    };
+    (number, pick.1)
+}
+
+/// Bytes per second, decimal: `12.5 GB/s`.
+pub fn bytes_per_s(value: f64) -> String {
+    let (number, prefix) = si_parts(value);
+    format!("{number} {prefix}B/s")
+}
+
+/// Bits per second, decimal, as link rates are written: `100 Gb/s`.
+pub fn bits_per_s(value: f64) -> String {
+    let (number, prefix) = si_parts(value);
+    format!("{number} {prefix}b/s")
+}
+
+/// Packets per second: `98.2 kp/s`.
+pub fn packets_per_s(value: f64) -> String {
+    let (number, prefix) = si_parts(value);
+    format!("{number} {prefix}p/s")
+}
+
+/// Any counter's rate: `12.5k/s`.
+pub fn per_s(value: f64) -> String {
+    format!("{}/s", si(value))
+}
+
 /// Replaces control characters (a process can put anything in its comm or
 /// command line) so they cannot move the cursor or break a line.
 pub fn clean(text: &str) -> String {
@@ -214,6 +284,28 @@ mod tests {
         assert_eq!(percent(1.0), "100%");
         assert_eq!(percent(1.5), "150%");
         assert_eq!(percent(f64::NAN), "0%");
+    }
+
+    #[test]
+    fn rates_are_decimal_with_their_unit() {
+        assert_eq!(si(0.0), "0");
+        assert_eq!(si(-3.0), "0");
+        assert_eq!(si(f64::NAN), "0");
+        assert_eq!(si(0.5), "0.5");
+        assert_eq!(si(980.4), "980");
+        assert_eq!(si(12_500.0), "12.5k");
+        assert_eq!(si(999_990.0), "1M");
+        assert_eq!(bytes_per_s(11.1e9), "11.1 GB/s");
+        assert_eq!(bits_per_s(200e9), "200 Gb/s");
+        assert_eq!(packets_per_s(98_200.0), "98.2 kp/s");
+        assert_eq!(per_s(180.0), "180/s");
+        let mut v = 0.1;
+        while v < 1e17 {
+            for text in [bytes_per_s(v), bits_per_s(v), packets_per_s(v)] {
+                assert!(text.chars().count() <= 9, "{text}");
+            }
+            v *= 1.37;
+        }
     }
 
     #[test]

@@ -67,4 +67,16 @@ pub struct ReportArgs {
                      it the report shows totals only.\n\nExample: restop --once --rates 2s"
     )]
     pub rates: Option<std::time::Duration>,
+
+    /// --once: the COUNTERS section as one line per port (summary) or every counter (all).
+    #[arg(
+        long = "counters",
+        value_name = "WHICH",
+        value_parser = ["summary", "all"],
+        long_help = "What --once's COUNTERS section shows: one line per port with what \
+                     moved and the totals that matter (bytes, packets, errors) — summary — \
+                     or every counter of every port with its total and rate — all. \
+                     [default: summary]\n\nExample: restop --once --rates --counters all"
+    )]
+    pub counters: Option<String>,
 }

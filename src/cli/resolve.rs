@@ -16,6 +16,10 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
     let empty = Defaults::default();
     let d = file.map_or(&empty, |l| &l.defaults);
     let mode = cli.mode();
+    let report = report_settings(cli, d, file)?;
+    let mut trends = history_config(cli, d);
+    // The problems list's `limit` rule uses the report's thresholds.
+    trends.problems.limits = report.thresholds;
     Ok(Settings {
         mode,
         source: source_settings(cli, d, mode),
@@ -23,9 +27,9 @@ pub fn resolve(cli: &Cli, file: Option<&Loaded>) -> Result<Settings, String> {
         iterations: cli.mode.iterations,
         rates: cli.report.rates,
         filter: cli.filters.filter(d.columns.as_deref()),
-        report: report_settings(cli, d, file)?,
+        report,
         interactive: interactive_settings(cli, d),
-        trends: history_config(cli, d),
+        trends,
         export: cli
             .command
             .as_ref()
@@ -97,6 +101,7 @@ fn report_settings(
         direction: sort.natural_direction(),
         thresholds: thresholds(cli, d, file)?,
         group: cli.interactive.group.or(d.group).unwrap_or(defaults.group),
+        all_counters: cli.report.counters.as_deref() == Some("all"),
     })
 }
 

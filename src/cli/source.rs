@@ -1,7 +1,7 @@
 //! The source group: where snapshots come from and how often. These options
 //! are global, so they go before or after `export` alike.
 
-use crate::settings::parse_duration;
+use crate::settings::{parse_duration, parse_offset};
 use clap::Args;
 use std::time::Duration;
 
@@ -52,7 +52,7 @@ pub struct SourceArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        value_parser = parse_duration,
+        value_parser = parse_offset,
         requires = "demo",
         global = true,
         long_help = "Start the simulated host this far into its timeline (only with \

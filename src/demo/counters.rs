@@ -8,7 +8,8 @@
 //! CNP storm (congestion on the storage fabric) for 90 s every 5 minutes,
 //! starting 20 s in; `mlx5_0`'s link flaps once every 10 minutes, 45 s in
 //! (`link_downed` and `link_error_recovery` step, traffic stalls for that
-//! second); the VF whose port is down counts nothing.
+//! second, and the port is DOWN for `FLAP_DOWN_S` from then); the VF whose
+//! port is down counts nothing.
 
 use super::clock::{SimMs, unix_ms};
 use super::host::{MLX5_0, MLX5_1};
@@ -27,6 +28,8 @@ pub(super) const STORM_LEN_S: f64 = 90.0;
 const FLAP_DEVICE: u32 = MLX5_0;
 const FLAP_AT_S: f64 = 45.0;
 const FLAP_PERIOD_S: f64 = 600.0;
+/// How long the flapping port shows DOWN: two collections at the default 2 s.
+const FLAP_DOWN_S: f64 = 4.0;
 
 /// Bytes per second (tx, rx) a device's port carries on average.
 fn traffic(device: u32) -> Option<(f64, f64)> {
@@ -66,8 +69,13 @@ const BASELINE: &[(&str, u64)] = &[
 /// Gives every port of `devices` its counters at `now`, with the read at
 /// `previous` (the collection before) when there was one.
 pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
+    let t = now as f64 / 1000.0;
+    let flapping = t >= FLAP_AT_S && (t - FLAP_AT_S) % FLAP_PERIOD_S < FLAP_DOWN_S;
     for device in devices {
         for port in &mut device.ports {
+            if device.index == FLAP_DEVICE && flapping {
+                port.state = Some(crate::model::PortState::Down);
+            }
             port.counters = Some(PortCounters {
                 source: Some(CounterSource::Demo),
                 link_rate_mbps: parse_link_rate_mbps(LINK_RATE),

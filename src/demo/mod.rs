@@ -30,6 +30,7 @@ mod workloads;
 
 use crate::model::{Snapshot, SourceKind};
 use crate::source::{CollectError, CollectRequest, Source};
+use clock::SimMs;
 use rng::Rng;
 use scenario::World;
 use std::time::Duration;
@@ -48,6 +49,10 @@ pub struct DemoSource {
     timing: Rng,
     /// `--demo-host`: the host's name and the troubles it keeps.
     identity: Option<HostIdentity>,
+    /// Simulated time before the first collection (`--demo-at`): its NIC
+    /// counters carry a read from one step before, as a host that had
+    /// been watched would, so a report of that moment has rates.
+    ran_before: bool,
 }
 
 impl DemoSource {
@@ -59,6 +64,7 @@ impl DemoSource {
             collections: 0,
             timing: Rng::new(seed ^ TIMING_SEED_SALT),
             identity: None,
+            ran_before: false,
         }
     }
 }
@@ -75,6 +81,7 @@ impl DemoSource {
             demo.world.advance(this);
             left = left.saturating_sub(this);
         }
+        demo.ran_before = !at.is_zero();
         demo
     }
 }
@@ -99,7 +106,14 @@ impl Source for DemoSource {
     /// `request.force_objects` changes nothing here; `request.details` is
     /// honoured exactly as by the live source.
     fn collect(&mut self, request: &CollectRequest) -> Result<Snapshot, CollectError> {
-        let previous = (self.collections > 0).then(|| self.world.now());
+        let previous = if self.collections > 0 {
+            Some(self.world.now())
+        } else if self.ran_before {
+            let step = SimMs::try_from(self.step.as_millis()).unwrap_or(SimMs::MAX);
+            Some(self.world.now().saturating_sub(step.max(1)))
+        } else {
+            None
+        };
         if self.collections > 0 {
             self.world.advance(self.step);
         }

@@ -11,6 +11,7 @@
 //! | 40 s                          | the `ib_write_bw` run ends; its objects vanish                   |
 //! | 70 s, then every 70 s         | the next benchmark starts (the first one reuses the old pid) and runs 40 s |
 //! | 150 s, then every 15 min      | the MoE job loses a node: all its QPs go ERR, its ranks exit 12 s later and are relaunched with new pids 18 s after that |
+//! | 5 min, then every 20 min      | `tritonserver`'s peer is decommissioned: 3 of its QPs stay in ERR for 10 min (a lingering problem: a warning after 1 min, critical after 5) |
 
 use super::clock::SimMs;
 use super::footprint::{Attribution, Footprint};
@@ -29,6 +30,11 @@ const MOE_FIRST_CRASH_MS: SimMs = 150_000;
 const MOE_CRASH_PERIOD_MS: SimMs = 900_000;
 const MOE_EXIT_AFTER_MS: SimMs = 12_000;
 const MOE_RELAUNCH_AFTER_MS: SimMs = 18_000;
+
+const STUCK_FIRST_MS: SimMs = 300_000;
+const STUCK_PERIOD_MS: SimMs = 1_200_000;
+const STUCK_FOR_MS: u64 = 600_000;
+const STUCK_QPS: usize = 3;
 
 const LEAKER_PID: u32 = 3_377;
 const LEAKER_STARTED: SimMs = -6 * 60_000;
@@ -82,6 +88,7 @@ pub struct World {
     moe_phase: MoePhase,
     next_moe_crash: SimMs,
     leaker_started: SimMs,
+    next_stuck_peer: SimMs,
 }
 
 impl World {
@@ -104,6 +111,7 @@ impl World {
             moe_phase: MoePhase::Running,
             next_moe_crash: MOE_FIRST_CRASH_MS,
             leaker_started: LEAKER_STARTED,
+            next_stuck_peer: STUCK_FIRST_MS,
         };
         for blueprint in workloads::initial() {
             world.spawn(blueprint);
@@ -134,6 +142,7 @@ impl World {
         self.run_moe_job();
         self.run_peer_losses();
         self.run_send_errors();
+        self.run_stuck_peer();
         self.jitter();
     }
 
@@ -332,6 +341,25 @@ impl World {
         }
     }
 
+    /// A peer of the inference server is gone for good: its QPs stay in ERR
+    /// until the server is told, 10 minutes later.
+    fn run_stuck_peer(&mut self) {
+        if self.next_stuck_peer > self.now {
+            return;
+        }
+        let at = self.next_stuck_peer;
+        let until = later(at, STUCK_FOR_MS);
+        if let Some(fp) = self
+            .workloads
+            .iter_mut()
+            .find(|w| w.role == Role::Inference)
+            .and_then(|w| w.footprints.first_mut())
+        {
+            fp.break_qps(0, STUCK_QPS, QpState::Err, until, &mut self.rng);
+        }
+        self.next_stuck_peer = later(self.now.max(at), STUCK_PERIOD_MS as u64);
+    }
+
     /// `n` consecutive pids that no live process or thread uses (new
     /// processes started close together get neighbouring pids).
     fn fresh_pids(&mut self, n: u32) -> u32 {
@@ -433,6 +461,27 @@ mod tests {
             }
             assert!(seen, "seed {seed}: no peer loss in the first 20 s");
         }
+    }
+
+    #[test]
+    fn the_inference_server_keeps_broken_qps_from_five_to_fifteen_minutes() {
+        let mut world = World::new(1);
+        let stuck = |w: &World| {
+            w.workloads()
+                .iter()
+                .filter(|w| w.role == Role::Inference)
+                .flat_map(|w| &w.footprints)
+                .map(|f| f.qps_in(QpState::Err))
+                .sum::<usize>()
+        };
+        while world.now() < 600_000 {
+            world.advance(Duration::from_secs(2));
+        }
+        assert!(stuck(&world) >= STUCK_QPS);
+        while world.now() < 910_000 {
+            world.advance(Duration::from_secs(2));
+        }
+        assert!(stuck(&world) < STUCK_QPS, "recovered after 10 minutes");
     }
 
     #[test]

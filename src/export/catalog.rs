@@ -171,6 +171,23 @@ pub const PROCESS_LEAK_SUSPECT: Family = gauge(
     &["pid", "name", "type"],
     "1 for each owner and resource type currently judged a leak suspect; no series otherwise.",
 );
+pub const PROBLEMS: Family = gauge(
+    "restop_problems",
+    &["severity"],
+    "Problems restop lists (the same list as --json's problems), by severity (critical, \
+     warning, notice); 0 when there are none.",
+);
+pub const PROBLEM: Family = gauge(
+    "restop_problem",
+    &[
+        "kind", "severity", "subject", "device", "port", "name", "detail",
+    ],
+    "1 for each problem while it is raised; no series otherwise. kind is the rule \
+     (limit, leak_suspect, error_qps, nic_errors, congestion, link_flap, port_not_active, ...), \
+     subject what it is about (host, device, port, process, kernel, unattributed, cgroup), \
+     name the owner's or cgroup's name (no pid), detail the counter, type or quota. At most \
+     100 series.",
+);
 /// Label names of an owner's series (`OwnerLabels::pairs` fills them in this order).
 pub const OWNER_LABELS: [&str; 8] = [
     "pid",
@@ -240,6 +257,8 @@ pub const ALL: &[Family] = &[
     ERROR_QUEUE_PAIR_OLDEST_AGE,
     LEAK_SUSPECTS,
     PROCESS_LEAK_SUSPECT,
+    PROBLEMS,
+    PROBLEM,
     PROCESS_RESOURCES,
     PROCESS_MR_BYTES,
 ];

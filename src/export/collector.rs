@@ -5,10 +5,11 @@
 
 use super::exposition::Format;
 use super::health::Health;
-use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render_with};
+use super::render::{ErrorQpAges, LeakSuspect, RenderInput, render_with_problems};
 use super::top_owners::OwnerOptions;
 use crate::model::filter::Filter;
 use crate::model::history::{History, HistoryConfig, Insights};
+use crate::model::problems::Problem;
 use crate::model::{Millis, Snapshot, SourceKind};
 use crate::session::Tick;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -143,12 +144,29 @@ impl Collector {
                 None
             }
         };
-        let (ages, suspects) = match &snapshot {
+        let (ages, suspects, problems) = match &snapshot {
             Some(s) => {
                 let insights = self.history.insights(s, &Filter::default());
-                (oldest_error_ages(&insights), leak_suspects(&insights))
+                (
+                    oldest_error_ages(&insights),
+                    leak_suspects(&insights),
+                    insights.problems,
+                )
             }
-            None => (ErrorQpAges::new(), Vec::new()),
+            None => {
+                let failed = match &self.health.last_error {
+                    Some(message) => message.clone(),
+                    None => "nothing collected".to_string(),
+                };
+                (
+                    ErrorQpAges::new(),
+                    Vec::new(),
+                    vec![Problem::collection_failed(
+                        &failed,
+                        crate::model::time::now(),
+                    )],
+                )
+            }
         };
         let input = RenderInput {
             snapshot: snapshot.as_ref(),
@@ -158,8 +176,15 @@ impl Collector {
             leak_suspects: Some(&suspects),
         };
         Exposition {
-            text: render_with(&input, Format::Text, &self.owners).into_bytes(),
-            openmetrics: render_with(&input, Format::OpenMetrics, &self.owners).into_bytes(),
+            text: render_with_problems(&input, Format::Text, &self.owners, Some(&problems))
+                .into_bytes(),
+            openmetrics: render_with_problems(
+                &input,
+                Format::OpenMetrics,
+                &self.owners,
+                Some(&problems),
+            )
+            .into_bytes(),
             collections: self.health.collections,
         }
     }

@@ -13,6 +13,7 @@ use super::top_owners::{LabelledOwners, OwnerLabels, OwnerOptions, Ranked};
 use crate::model::consumers::{Consumer, consumers};
 use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
+use crate::model::problems::{Problem, Subject, counts};
 use crate::model::{Device, PortState, QpState, ResourceType, Snapshot, StateCounts};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -50,6 +51,17 @@ pub fn render(input: &RenderInput<'_>, format: Format) -> String {
 
 /// [`render`] with per-owner series made as `owners` says (grouping, `pid` label).
 pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOptions) -> String {
+    render_with_problems(input, format, owners, None)
+}
+
+/// [`render_with`] and, when given, the problems list (`restop_problems`,
+/// `restop_problem`), after the leak suspects.
+pub fn render_with_problems(
+    input: &RenderInput<'_>,
+    format: Format,
+    owners: &OwnerOptions,
+    problems: Option<&[Problem]>,
+) -> String {
     let mut w = Writer::new(format);
     write_health(&mut w, input.health);
     if let Some(snapshot) = input.snapshot {
@@ -68,14 +80,70 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
         if let Some(suspects) = input.leak_suspects {
             write_leak_suspects(&mut w, suspects, owners.pid_label);
         }
+        if let Some(problems) = problems {
+            write_problems(&mut w, problems);
+        }
         write_owners(
             &mut w,
             &consumers(snapshot, &Filter::default()),
             input.top,
             owners,
         );
+    } else if let Some(problems) = problems {
+        // A failed collection: health and the problem that says so.
+        write_problems(&mut w, problems);
     }
     w.finish()
+}
+
+/// `restop_problem` series at most: a host with hundreds of broken owners
+/// still exposes a bounded document (`restop_problems` counts them all).
+const MAX_PROBLEM_SERIES: usize = 100;
+
+/// Counts by severity, then one series per problem, in rank order. Labels
+/// carry no pid, so a restarted process does not start new series; problems
+/// that then coincide are one series (the value is 1 either way).
+fn write_problems(w: &mut Writer, problems: &[Problem]) {
+    for (severity, n) in counts(problems) {
+        w.sample(&catalog::PROBLEMS, &[severity.name()], n as u64);
+    }
+    let mut written = std::collections::BTreeSet::new();
+    for p in problems {
+        if written.len() >= MAX_PROBLEM_SERIES {
+            break;
+        }
+        let port = p.subject.port().map(|p| p.to_string()).unwrap_or_default();
+        let name = match &p.subject {
+            Subject::Owner { owner } => owner_name_without_pid(&p.subject_name, owner),
+            Subject::Cgroup { cgroup, .. } => cgroup.clone(),
+            _ => String::new(),
+        };
+        let labels = [
+            p.kind.name().to_string(),
+            p.severity.name().to_string(),
+            p.subject.kind().to_string(),
+            p.subject.device().unwrap_or("").to_string(),
+            port,
+            name,
+            p.detail.clone().unwrap_or_default(),
+        ];
+        if !written.insert(labels.clone()) {
+            continue;
+        }
+        let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+        w.sample(&catalog::PROBLEM, &refs, 1u64);
+    }
+}
+
+/// `leaky_svc (pid 3377)` is `leaky_svc`.
+fn owner_name_without_pid(name: &str, owner: &crate::model::OwnerKey) -> String {
+    match owner.pid() {
+        Some(pid) => name
+            .strip_suffix(&format!(" (pid {pid})"))
+            .unwrap_or(name)
+            .to_string(),
+        None => name.to_string(),
+    }
 }
 
 fn write_health(w: &mut Writer, h: &Health) {

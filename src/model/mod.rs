@@ -16,6 +16,7 @@ pub mod limits;
 pub mod objects;
 pub mod owner;
 pub mod owner_group;
+pub mod problems;
 pub mod resource;
 pub mod snapshot;
 pub mod tally;

@@ -4,9 +4,10 @@
 
 use super::json::{JsonDocument, render_json_report};
 use super::rfc3339::readable_from_unix_ms;
-use super::text::{OnceOptions, render_once};
+use super::text::{OnceOptions, render_once_with};
 use crate::model::Snapshot;
 use crate::model::filter::Filter;
+use crate::model::problems::Problem;
 use serde::Serialize;
 
 /// The line that opens each report, so ticks are easy to find and split:
@@ -21,13 +22,25 @@ pub fn tick_line(tick: u64, snapshot: &Snapshot) -> String {
 /// Tick `tick` (from 1) as text: a blank line after the previous report,
 /// the tick line, then the `--once` report.
 pub fn text_tick(tick: u64, snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {
+    let problems = super::problems::of_snapshot(snapshot, filter, options);
+    text_tick_with(tick, snapshot, filter, options, &problems)
+}
+
+/// The same, with the problems of the run's history (`History::insights`).
+pub fn text_tick_with(
+    tick: u64,
+    snapshot: &Snapshot,
+    filter: &Filter,
+    options: &OnceOptions,
+    problems: &[Problem],
+) -> String {
     let mut out = String::new();
     if tick > 1 {
         out.push('\n');
     }
     out.push_str(&tick_line(tick, snapshot));
     out.push('\n');
-    out.push_str(&render_once(snapshot, filter, options));
+    out.push_str(&render_once_with(snapshot, filter, options, problems));
     out
 }
 
@@ -50,7 +63,22 @@ pub fn json_line(
     options: &OnceOptions,
     trends: Option<&serde_json::Value>,
 ) -> serde_json::Result<String> {
-    let document = render_json_report(snapshot, filter, options);
+    json_line_with(snapshot, filter, options, trends, None)
+}
+
+/// The same, with `problems` (the run's history's) in place of those of the
+/// snapshot alone.
+pub fn json_line_with(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    options: &OnceOptions,
+    trends: Option<&serde_json::Value>,
+    problems: Option<&[Problem]>,
+) -> serde_json::Result<String> {
+    let mut document = render_json_report(snapshot, filter, options);
+    if let Some(problems) = problems {
+        document.problems = super::json::problem_views(problems, snapshot.meta.collected_at_ms);
+    }
     let mut line = serde_json::to_string(&BatchDocument {
         document: &document,
         trends,

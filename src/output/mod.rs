@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod json;
+pub mod problems;
 pub mod rfc3339;
 pub mod selection;
 pub mod text;
@@ -13,4 +14,4 @@ pub use json::{
     JsonDocument, render_json, render_json_grouped, render_json_report, render_json_with,
 };
 pub use selection::{Selection, unknown_device_warning};
-pub use text::{OnceOptions, render_once};
+pub use text::{OnceOptions, render_once, render_once_with};

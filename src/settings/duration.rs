@@ -58,6 +58,23 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Parses a point in time from a start (`--demo-at`): a duration as
+/// [`parse_duration`] reads it, or zero (`0s`, `0`, `0m`), the start itself.
+pub fn parse_offset(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    let zero = !trimmed.starts_with('-')
+        && split_parts(trimmed).is_some_and(|parts| {
+            parts.iter().all(|(number, unit)| {
+                number.parse::<f64>() == Ok(0.0)
+                    && (unit.is_empty() || unit_seconds(unit).is_some())
+            })
+        });
+    if zero {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(text).map_err(|e| e.replace("greater than zero", "zero or more"))
+}
+
 /// Splits `1m 30s` into `[("1", "m"), ("30", "s")]`; `None` when some part
 /// has no number.
 fn split_parts(text: &str) -> Option<Vec<(String, String)>> {
@@ -122,6 +139,18 @@ pub fn format_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_offset_may_be_zero_but_not_negative() {
+        for zero in ["0", "0s", "0m", " 0ms ", "0.0s"] {
+            assert_eq!(parse_offset(zero), Ok(Duration::ZERO), "{zero}");
+        }
+        assert_eq!(parse_offset("44s"), Ok(Duration::from_secs(44)));
+        assert_eq!(parse_offset("10m"), Ok(Duration::from_secs(600)));
+        for bad in ["-1s", "-0s", "x", "0x", ""] {
+            assert!(parse_offset(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn durations_with_units() {

@@ -30,7 +30,7 @@ use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
 use std::path::PathBuf;
 
-pub use duration::{format_duration, parse_duration};
+pub use duration::{format_duration, parse_duration, parse_offset};
 pub use export::{ExportSettings, ExportTarget};
 pub use file::{ConfigError, Defaults, parse_config};
 pub use interactive::{InteractiveSettings, ThemeKind, no_color_env};

@@ -23,6 +23,9 @@ pub struct ReportSettings {
     /// What a row of the consumers table stands for (`--group`): a process, or the
     /// processes of one container or pod summed. `--json` lists the groups too.
     pub group: OwnerGroup,
+    /// The COUNTERS section lists every counter (`--counters all`), not one
+    /// line per port.
+    pub all_counters: bool,
 }
 
 impl Default for ReportSettings {
@@ -34,6 +37,7 @@ impl Default for ReportSettings {
             direction: sort.natural_direction(),
             thresholds: Thresholds::default(),
             group: OwnerGroup::default(),
+            all_counters: false,
         }
     }
 }

@@ -213,6 +213,8 @@ fn the_demo_exports_every_family_but_those_that_need_history() {
         catalog::PROCESS_LEAK_SUSPECT.name,
         // Not history, but live only: the demo host always knows its limits.
         catalog::DEVICE_LIMITS_UNREAD.name,
+        catalog::PROBLEMS.name,
+        catalog::PROBLEM.name,
     ];
     for family in catalog::families() {
         let present = text.contains(&format!("\n{}", family.name)) || text.starts_with(family.name);

@@ -61,6 +61,7 @@ mod output_filters;
 mod output_groups;
 mod output_json;
 mod output_once;
+mod problems_reports;
 mod procfs_core_stat;
 mod procfs_reader;
 mod record_counters;

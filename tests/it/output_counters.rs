@@ -85,14 +85,18 @@ fn the_storm_port_names_its_moving_counters_and_healthy_ports_none() {
 #[test]
 fn the_once_report_lists_counters_with_totals_and_rates_when_known() {
     let s = demo(13);
-    let first = render_once(&s[0], &Filter::default(), &OnceOptions::default());
+    let all = OnceOptions {
+        all_counters: true,
+        ..OnceOptions::default()
+    };
+    let first = render_once(&s[0], &Filter::default(), &all);
     let section = &first[first.find("COUNTERS\n").expect("COUNTERS section")..];
     assert!(
         section.contains("mlx5_0 port 1 (demo)  link 200 Gb/sec (4X HDR)"),
         "{section}"
     );
     assert!(!section.contains("rates over"));
-    let later = render_once(&s[12], &Filter::default(), &OnceOptions::default());
+    let later = render_once(&s[12], &Filter::default(), &all);
     let section = &later[later.find("COUNTERS\n").unwrap()..];
     assert!(section.contains("rates over 2.0 s"), "{section}");
     assert!(
@@ -100,6 +104,27 @@ fn the_once_report_lists_counters_with_totals_and_rates_when_known() {
         "{section}"
     );
     assert!(section.contains("no error or congestion counter moved"));
+    for line in later.lines() {
+        assert!(line.chars().count() <= 80, "too wide: {line}");
+    }
+}
+
+#[test]
+fn the_once_summary_is_one_line_per_port_with_decimal_rates() {
+    let s = demo(13);
+    let first = render_once(&s[0], &Filter::default(), &OnceOptions::default());
+    let section = &first[first.find("COUNTERS (one line per port").expect("summary")..];
+    assert!(section.contains("\n  mlx5_0/1 ACTIVE  sent "), "{section}");
+    assert!(section.contains("  errors "), "{section}");
+    let later = render_once(&s[12], &Filter::default(), &OnceOptions::default());
+    let section = &later[later.find("COUNTERS (one line per port").unwrap()..];
+    let mlx5_0 = section
+        .lines()
+        .find(|l| l.starts_with("  mlx5_0/1"))
+        .unwrap();
+    assert!(mlx5_0.contains(" GB/s rx "), "decimal bytes/s: {mlx5_0}");
+    assert!(!mlx5_0.contains("moved"), "{mlx5_0}");
+    assert!(section.contains("out_of_sequence +360"), "{section}");
     for line in later.lines() {
         assert!(line.chars().count() <= 80, "too wide: {line}");
     }

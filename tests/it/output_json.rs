@@ -34,6 +34,7 @@ fn top_level_and_meta_keys_match_the_schema() {
         sorted(&[
             "schema_version",
             "meta",
+            "problems",
             "devices",
             "processes",
             "kernel",

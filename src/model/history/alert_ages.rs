@@ -14,6 +14,9 @@
 //! were then.
 //!
 //! Time is the snapshots' collection time, never the wall clock.
+//!
+//! The problems list (`model/problems/`) keeps its first-seen times the
+//! same way, in an `AlertAges` keyed by `ProblemKey`.
 
 use super::alerts::{Alert, AlertKind};
 use crate::model::{Millis, OwnerKey, UnixMs};
@@ -62,23 +65,61 @@ const EPISODES_PER_ALERT: usize = 8;
 /// on every collection raises a new alert each time).
 const MAX_ALERTS: usize = 4096;
 
-/// Every alert's episodes. See the module documentation.
-#[derive(Clone, Debug, Default)]
-pub(super) struct AlertAges {
-    episodes: BTreeMap<AlertKey, Vec<Episode>>,
+/// Every alert's (or problem's) episodes, by key. See the module documentation.
+#[derive(Clone, Debug)]
+pub(super) struct AlertAges<K = AlertKey> {
+    episodes: BTreeMap<K, Vec<Episode>>,
     /// Collection time of the latest snapshot taken in.
     latest_ms: Option<UnixMs>,
 }
 
-impl AlertAges {
+impl<K> Default for AlertAges<K> {
+    fn default() -> Self {
+        AlertAges {
+            episodes: BTreeMap::new(),
+            latest_ms: None,
+        }
+    }
+}
+
+impl AlertAges<AlertKey> {
     /// Takes in the alerts raised by the snapshot collected at `at_ms`:
     /// alerts raised by the snapshot before go on, the others start anew.
     /// Episodes that ended more than `keep_ms` before are forgotten.
     pub(super) fn observe(&mut self, alerts: &[Alert], at_ms: UnixMs, keep_ms: Millis) {
+        self.observe_keys(
+            alerts.iter().map(|a| (AlertKey::of(a), a.since_ms)),
+            at_ms,
+            keep_ms,
+        );
+    }
+
+    /// `alerts`, raised as of `at_ms`, each with the start of its episode;
+    /// an alert no episode holds keeps the history's own reading.
+    pub(super) fn apply(&self, mut alerts: Vec<Alert>, at_ms: UnixMs) -> Vec<Alert> {
+        for alert in &mut alerts {
+            if let Some(since) = self.since(&AlertKey::of(alert), at_ms) {
+                alert.since_ms = Some(since);
+            }
+        }
+        super::alerts::order(&mut alerts);
+        alerts
+    }
+}
+
+impl<K: Ord + Clone> AlertAges<K> {
+    /// Takes in the keys raised by the snapshot collected at `at_ms`, each
+    /// with the start its rule gives (`None`: that snapshot).
+    pub(super) fn observe_keys(
+        &mut self,
+        raised: impl IntoIterator<Item = (K, Option<UnixMs>)>,
+        at_ms: UnixMs,
+        keep_ms: Millis,
+    ) {
         let previous = self.latest_ms.replace(at_ms);
-        for alert in alerts {
-            let start = alert.since_ms.map_or(at_ms, |s| s.min(at_ms));
-            let episodes = self.episodes.entry(AlertKey::of(alert)).or_default();
+        for (key, since) in raised {
+            let start = since.map_or(at_ms, |s| s.min(at_ms));
+            let episodes = self.episodes.entry(key).or_default();
             match episodes.last_mut() {
                 Some(e) if Some(e.last_raised_ms) == previous || e.last_raised_ms == at_ms => {
                     e.last_raised_ms = at_ms;
@@ -107,7 +148,7 @@ impl AlertAges {
         if excess == 0 {
             return;
         }
-        let mut by_last: Vec<(UnixMs, AlertKey)> = self
+        let mut by_last: Vec<(UnixMs, K)> = self
             .episodes
             .iter()
             .map(|(k, eps)| {
@@ -125,24 +166,13 @@ impl AlertAges {
 
     /// When the alert raised as of `at_ms` began, from the episode that
     /// holds `at_ms`. `None` when no snapshot taken in raised it then.
-    pub(super) fn since(&self, key: &AlertKey, at_ms: UnixMs) -> Option<UnixMs> {
+    pub(super) fn since(&self, key: &K, at_ms: UnixMs) -> Option<UnixMs> {
         self.episodes
             .get(key)?
             .iter()
             .rev()
             .find(|e| e.first_raised_ms <= at_ms && at_ms <= e.last_raised_ms)
             .map(|e| e.since_ms)
-    }
-
-    /// `alerts`, raised as of `at_ms`, each with the start of its episode;
-    /// an alert no episode holds keeps the history's own reading.
-    pub(super) fn apply(&self, mut alerts: Vec<Alert>, at_ms: UnixMs) -> Vec<Alert> {
-        for alert in &mut alerts {
-            if let Some(since) = self.since(&AlertKey::of(alert), at_ms) {
-                alert.since_ms = Some(since);
-            }
-        }
-        alerts
     }
 
     /// Episodes remembered: at most `MAX_ALERTS` alerts of at most

@@ -102,6 +102,20 @@ impl Unreleased {
     }
 }
 
+/// The alerts' one order: oldest first, then by kind, owner and device, so
+/// alerts of the same age never swap places between refreshes (the alerts
+/// panel, `trends.warnings`).
+pub fn order(alerts: &mut [Alert]) {
+    alerts.sort_by(|a, b| {
+        a.since_ms
+            .cmp(&b.since_ms)
+            .then(a.kind.cmp(&b.kind))
+            .then_with(|| a.owner.cmp(&b.owner))
+            .then_with(|| a.device.cmp(&b.device))
+            .then_with(|| a.message.cmp(&b.message))
+    });
+}
+
 /// "12 QPs, 4 MRs" for the non-zero counts.
 pub fn counts_text(counts: &TypeCounts) -> String {
     counts
@@ -203,6 +217,22 @@ mod tests {
             alerts[1].message,
             "QP 30 of pid 8 on mlx5_0 in ERR for 1 min 5 s (was RTS)"
         );
+    }
+
+    #[test]
+    fn alerts_of_the_same_age_keep_one_order() {
+        let ages = [age(17, 90_000, 7), age(30, 90_000, 8), age(31, 90_000, 9)];
+        let mut a = lingering(&ages, Duration::from_secs(60), |o| format!("{o}"));
+        let mut b = a.clone();
+        b.reverse();
+        order(&mut a);
+        order(&mut b);
+        assert_eq!(a, b);
+        let pids: Vec<_> = a
+            .iter()
+            .map(|x| x.owner.as_ref().and_then(OwnerKey::pid))
+            .collect();
+        assert_eq!(pids, [Some(7), Some(8), Some(9)]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use super::alerts::AlertThresholds;
 use super::trend::TrendRules;
 use crate::model::Millis;
+use crate::model::problems::ProblemRules;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +21,9 @@ pub struct HistoryConfig {
     /// Points per series at most (the resolution is `retention / max_points`).
     pub max_points: usize,
     pub alerts: AlertThresholds,
+    /// The problem rules' thresholds (`--warn`/`--crit` among them);
+    /// `alerts.error_qp_linger` is their linger.
+    pub problems: ProblemRules,
 }
 
 impl Default for HistoryConfig {
@@ -32,6 +36,7 @@ impl Default for HistoryConfig {
             max_owners: 512,
             max_points: 600,
             alerts: AlertThresholds::default(),
+            problems: ProblemRules::default(),
         }
     }
 }

@@ -5,7 +5,9 @@
 //! The alert rule (docs/counters.md): a counter alerts when it rose in each
 //! of the last `rising_reads` intervals *and* its average rate over those
 //! intervals is at least its class's threshold (errors 1/s, congestion
-//! 100/s). `link_downed` alerts on any step (a flap is one event). A healthy
+//! 100/s). `link_downed` alerts on any step (a flap is one event). A history
+//! that holds fewer intervals of the port than that (a `--once --rates`
+//! report, the first seconds of a view) judges on every interval it has. A healthy
 //! port, idle or busy, moves none of these, so the defaults raise nothing.
 //! Time is the reads' own timestamps; a reset (counter went down) or a read
 //! that is not later than the one before starts the counter's run again.
@@ -52,6 +54,28 @@ pub struct CounterAlert {
     pub message: String,
 }
 
+impl CounterAlert {
+    /// A link flap (`link_downed` alerts on any step), not a rate.
+    pub fn is_flap(&self) -> bool {
+        self.counter == "link_downed"
+    }
+
+    /// What the counter counts (errors or congestion).
+    pub fn class(&self) -> CounterClass {
+        describe(&self.counter).map_or(CounterClass::Error, |d| d.class)
+    }
+}
+
+impl CounterAlertRules {
+    /// The lowest average rate (per second) a counter of `class` alerts at.
+    pub fn threshold_per_s(&self, class: CounterClass) -> f64 {
+        match class {
+            CounterClass::Congestion => self.congestion_per_s,
+            _ => self.error_per_s,
+        }
+    }
+}
+
 /// One port's series.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortSeries {
@@ -73,6 +97,9 @@ pub struct CounterHistory {
     ports: BTreeMap<(String, u32), PortSeries>,
     /// Every health counter's rates, kept short for the alert rule.
     recent: BTreeMap<(String, u32, String), VecDeque<f64>>,
+    /// Intervals seen of every port (up to `rising_reads`): a history
+    /// shorter than the rule judges on what it has.
+    intervals: BTreeMap<(String, u32), usize>,
     rules: CounterAlertRules,
 }
 
@@ -82,8 +109,14 @@ impl CounterHistory {
             max_points: max_points.max(2),
             ports: BTreeMap::new(),
             recent: BTreeMap::new(),
+            intervals: BTreeMap::new(),
             rules,
         }
+    }
+
+    /// The alert rule's thresholds.
+    pub fn rules(&self) -> &CounterAlertRules {
+        &self.rules
     }
 
     pub fn port(&self, device: &str, port: u32) -> Option<&PortSeries> {
@@ -104,6 +137,8 @@ impl CounterHistory {
                     continue;
                 };
                 let t = c.read.at_ms;
+                let seen_intervals = self.intervals.entry(key.clone()).or_default();
+                *seen_intervals = (*seen_intervals + 1).min(keep);
                 let series = self.ports.entry(key.clone()).or_default();
                 if let Some(tp) = c.throughput() {
                     for (s, v) in [
@@ -150,6 +185,7 @@ impl CounterHistory {
         self.ports.retain(|k, _| seen.contains(k));
         self.recent
             .retain(|(d, p, _), _| seen.iter().any(|(sd, sp)| sd == d && sp == p));
+        self.intervals.retain(|k, _| seen.contains(k));
     }
 
     /// Counters that keep rising, by the rule above.
@@ -158,20 +194,26 @@ impl CounterHistory {
         for ((device, port, counter), rates) in &self.recent {
             let Some(d) = describe(counter) else { continue };
             let step = counter == "link_downed" && rates.back().is_some_and(|&r| r > 0.0);
-            let full = rates.len() >= self.rules.rising_reads;
+            let intervals = self
+                .intervals
+                .get(&(device.clone(), *port))
+                .copied()
+                .unwrap_or(0);
+            let full = !rates.is_empty()
+                && (rates.len() >= self.rules.rising_reads || rates.len() >= intervals);
             let rising = full && rates.iter().all(|&r| r > 0.0);
             let avg = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
-            let threshold = match d.class {
-                CounterClass::Congestion => self.rules.congestion_per_s,
-                _ => self.rules.error_per_s,
-            };
+            let threshold = self.rules.threshold_per_s(d.class);
             if step || (rising && avg >= threshold) {
                 let message = if step {
                     format!("{device} port {port}: link went down ({counter} rose)")
                 } else {
+                    let reads = match rates.len() {
+                        1 => "1 read".to_string(),
+                        n => format!("{n} reads"),
+                    };
                     format!(
-                        "{device} port {port}: {counter} keeps rising ({avg:.1}/s over {} reads): {}",
-                        rates.len(),
+                        "{device} port {port}: {counter} keeps rising ({avg:.1}/s over {reads}): {}",
                         d.meaning
                     )
                 };

@@ -15,6 +15,7 @@ use super::{History, OwnerTrend};
 use crate::model::consumers::consumers;
 use crate::model::error_qps::{ErrorQp, error_qps};
 use crate::model::filter::Filter;
+use crate::model::problems::Problem;
 use crate::model::{Millis, OwnerKey, QpState, ResourceType, Snapshot, UnixMs};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,6 +65,9 @@ pub struct Insights {
     /// The history's alerts the filters admit (the snapshot's own warnings
     /// are not among them).
     pub alerts: Vec<Alert>,
+    /// What is wrong, ranked (`model/problems/`), as far as the filters
+    /// admit: the one list every front end shows.
+    pub problems: Vec<Problem>,
 }
 
 impl Insights {
@@ -95,6 +99,13 @@ impl History {
     /// What the history says about `snapshot` (the latest one pushed, or an
     /// older one a frozen view shows), under `filter`.
     pub fn insights(&self, snapshot: &Snapshot, filter: &Filter) -> Insights {
+        let mut insights = self.insights_of(snapshot, filter);
+        insights.problems = self.problems_of(snapshot, filter);
+        insights
+    }
+
+    /// Everything but the problems (which are raised from it).
+    pub(super) fn insights_of(&self, snapshot: &Snapshot, filter: &Filter) -> Insights {
         let at_ms = snapshot.meta.collected_at_ms;
         let mut owners = BTreeMap::new();
         for tally in &snapshot.tallies {
@@ -149,6 +160,7 @@ impl History {
             error_qps,
             unlisted_error_qps,
             alerts,
+            problems: Vec::new(),
         }
     }
 

@@ -19,6 +19,7 @@ pub mod counters;
 mod error_ages;
 mod insights;
 mod owner_trend;
+mod ports;
 mod record;
 mod series;
 mod trend;
@@ -26,14 +27,17 @@ mod trend;
 pub use alerts::{Alert, AlertKind, AlertThresholds, Unreleased, counts_text};
 pub use baseline::{Baseline, BaselineDelta, Holdings, OwnerHoldings, TypeDeltas, signed_diff};
 pub use config::HistoryConfig;
+pub use counters::CounterAlert;
 pub use error_ages::{ErrorEntry, ErrorQpAge, QpKey};
 pub use insights::{ErrorAge, ErrorQpInsight, Insights};
 pub use owner_trend::OwnerTrend;
 pub use trend::{SERIES_POINTS, TrendRules, TypeTrend, plural, span_text};
 
+use super::problems::{self, Problem, ProblemKey};
 use super::{Millis, OwnerKey, ResourceType, Snapshot, UnixMs};
 use alert_ages::AlertAges;
 use error_ages::ErrorTracker;
+use ports::PortStates;
 use series::Series;
 use std::collections::BTreeMap;
 
@@ -78,6 +82,12 @@ pub struct History {
     /// The alerts of the latest snapshot under `config.alerts`, with their
     /// first-seen times: raised once per snapshot, read by every view of it.
     latest_alerts: Vec<Alert>,
+    /// When each problem was first seen (alert_ages.rs, keyed by problem).
+    problem_ages: AlertAges<ProblemKey>,
+    /// The problems of the latest snapshot, ranked, with first-seen times.
+    latest_problems: Vec<Problem>,
+    /// Ports seen ACTIVE (ports.rs).
+    ports: PortStates,
 }
 
 /// Events of processes exiting with objects left behind, kept at most.
@@ -102,6 +112,9 @@ impl History {
             ),
             alert_ages: AlertAges::default(),
             latest_alerts: Vec::new(),
+            problem_ages: AlertAges::default(),
+            latest_problems: Vec::new(),
+            ports: PortStates::default(),
         }
     }
 
@@ -193,6 +206,78 @@ impl History {
         self.alert_ages
             .observe(&raised, t, self.config.retention_ms());
         self.latest_alerts = self.alert_ages.apply(raised, t);
+        let ports_down = self.ports.down(snapshot);
+        self.ports.observe(snapshot, t, self.config.retention_ms());
+        let raised = self.raise_problems(
+            snapshot,
+            &super::filter::Filter::default(),
+            &self.counters.alerts(),
+            &ports_down,
+        );
+        self.problem_ages.observe_keys(
+            raised.iter().map(|p| (p.key(), Some(p.since_ms))),
+            t,
+            self.config.retention_ms(),
+        );
+        self.latest_problems = self.problems_aged(raised, t);
+    }
+
+    /// The problems `snapshot` raises by the rules (`model/problems/`),
+    /// unfiltered, each since when its rule says.
+    fn raise_problems(
+        &self,
+        snapshot: &Snapshot,
+        filter: &super::filter::Filter,
+        counter_alerts: &[counters::CounterAlert],
+        ports_down: &[(String, u32)],
+    ) -> Vec<Problem> {
+        let insights = self.insights_of(snapshot, filter);
+        let mut rules = self.config.problems.clone();
+        rules.error_qp_linger = self.config.alerts.error_qp_linger;
+        rules.error_qp_critical_after = rules.error_qp_critical_after.max(rules.error_qp_linger);
+        problems::raise(&problems::Input {
+            snapshot,
+            insights: &insights,
+            counter_alerts,
+            counter_rules: self.counters.rules(),
+            ports_down,
+            leak_min_growth: self.config.min_growth,
+            rules: &rules,
+        })
+    }
+
+    /// `raised`, each since the start of its episode, ranked again.
+    fn problems_aged(&self, mut raised: Vec<Problem>, at_ms: UnixMs) -> Vec<Problem> {
+        for p in &mut raised {
+            if let Some(since) = self.problem_ages.since(&p.key(), at_ms) {
+                p.since_ms = since;
+            }
+        }
+        problems::rank(&mut raised);
+        raised
+    }
+
+    /// The problems of `snapshot` under `filter`: the latest snapshot's
+    /// unfiltered ones as raised when it was taken in; otherwise raised again
+    /// from what the filters admit (an ERROR-QP problem counts the QPs of the
+    /// devices shown), with the same first-seen times; an older snapshot's (a
+    /// frozen view) without the counter rule, whose reads are the latest's.
+    fn problems_of(&self, snapshot: &Snapshot, filter: &super::filter::Filter) -> Vec<Problem> {
+        let at = snapshot.meta.collected_at_ms;
+        let latest = self.latest_ms == Some(at);
+        let all = if latest && *filter == super::filter::Filter::default() {
+            self.latest_problems.clone()
+        } else {
+            let counter_alerts = if latest {
+                self.counters.alerts()
+            } else {
+                Vec::new()
+            };
+            let ports_down = self.ports.down(snapshot);
+            let raised = self.raise_problems(snapshot, filter, &counter_alerts, &ports_down);
+            self.problems_aged(raised, at)
+        };
+        all.into_iter().filter(|p| p.shown_by(filter)).collect()
     }
 
     /// The trend of every type `owner` held over the window ending at the

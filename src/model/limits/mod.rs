@@ -11,7 +11,9 @@ pub mod warnings;
 pub use cgroup::{DeviceQuota, Quota, RdmaCgroup};
 pub use share::{Share, process_shares};
 pub use thresholds::{Level, Thresholds};
-pub use warnings::{cgroup_warnings, device_warnings};
+pub use warnings::{
+    CgroupLimit, DeviceLimit, cgroup_limits, cgroup_warnings, device_limits, device_warnings,
+};
 
 use serde::{Deserialize, Serialize};
 

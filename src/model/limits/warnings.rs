@@ -1,5 +1,6 @@
 //! `limit` warnings: resources at or past the warning threshold, on devices
-//! and in cgroup `rdma` quotas.
+//! and in cgroup `rdma` quotas. The readings (`DeviceLimit`, `CgroupLimit`)
+//! are shared by the warnings and the problems list (`model/problems/`).
 
 use super::super::consumers::owner_label;
 use super::super::device::Device;
@@ -10,15 +11,28 @@ use super::thresholds::{Level, Thresholds};
 use crate::units::{count, percent};
 use std::collections::BTreeSet;
 
-/// One warning per device and type at or above `thresholds.warn`, in the
-/// order the devices are given, types in display order, naming the largest
-/// holder when the object dumps know it:
-/// `mlx5_3 mr at 96% of max (7840/8192, critical); finetune.py (pid 26730) holds 100%`.
-pub fn device_warnings(
+/// One resource of one device at or past the warning threshold: the
+/// reading `limit` warnings and the problems list both format.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceLimit {
+    pub device: String,
+    pub resource: ResourceType,
+    pub ratio: f64,
+    pub current: u64,
+    pub max: u64,
+    pub level: Level,
+    /// The largest holder, with the share of the current count it holds,
+    /// when the object dumps know it.
+    pub holder: Option<(OwnerKey, String, f64)>,
+}
+
+/// Every device resource at or above `thresholds.warn`, in the order the
+/// devices are given, types in display order.
+pub fn device_limits(
     snapshot: &Snapshot,
     devices: &[&Device],
     thresholds: &Thresholds,
-) -> Vec<Warning> {
+) -> Vec<DeviceLimit> {
     let mut out = Vec::new();
     for device in devices {
         for t in ResourceType::ALL {
@@ -32,34 +46,67 @@ pub fn device_warnings(
             if level == Level::Normal {
                 continue;
             }
-            let mut message = format!(
-                "{} {} at {} of max ({}/{}, {})",
-                device.name,
-                t.name(),
-                percent(ratio),
-                count(entry.current),
-                count(max),
-                level.name()
-            );
-            if let Some((owner, held)) = top_holder(snapshot, device.index, t)
-                && entry.current > 0
-            {
-                let share = (held as f64 / entry.current as f64).min(1.0);
-                let process = match &owner {
-                    OwnerKey::Process(key) => snapshot.process(key),
-                    _ => None,
-                };
-                let name = owner_label(&owner, process);
-                let who = match owner.pid() {
-                    Some(pid) => format!("{name} (pid {pid})"),
-                    None => name,
-                };
-                message.push_str(&format!("; {who} holds {}", percent(share)));
-            }
-            out.push(Warning::new(WarningKind::Limit, message));
+            let holder = top_holder(snapshot, device.index, t)
+                .filter(|_| entry.current > 0)
+                .map(|(owner, held)| {
+                    let share = (held as f64 / entry.current as f64).min(1.0);
+                    let process = match &owner {
+                        OwnerKey::Process(key) => snapshot.process(key),
+                        _ => None,
+                    };
+                    let name = owner_label(&owner, process);
+                    let who = match owner.pid() {
+                        Some(pid) => format!("{name} (pid {pid})"),
+                        None => name,
+                    };
+                    (owner, who, share)
+                });
+            out.push(DeviceLimit {
+                device: device.name.clone(),
+                resource: t,
+                ratio,
+                current: entry.current,
+                max,
+                level,
+                holder,
+            });
         }
     }
     out
+}
+
+impl DeviceLimit {
+    /// `mlx5_3 mr at 96% of max (7840/8192, critical); finetune.py (pid 26730) holds 100%`.
+    pub fn message(&self) -> String {
+        let mut message = format!(
+            "{} {} at {} of max ({}/{}, {})",
+            self.device,
+            self.resource.name(),
+            percent(self.ratio),
+            count(self.current),
+            count(self.max),
+            self.level.name()
+        );
+        if let Some((_, who, share)) = &self.holder {
+            message.push_str(&format!("; {who} holds {}", percent(*share)));
+        }
+        message
+    }
+}
+
+/// One warning per device and type at or above `thresholds.warn`, in the
+/// order the devices are given, types in display order, naming the largest
+/// holder when the object dumps know it:
+/// `mlx5_3 mr at 96% of max (7840/8192, critical); finetune.py (pid 26730) holds 100%`.
+pub fn device_warnings(
+    snapshot: &Snapshot,
+    devices: &[&Device],
+    thresholds: &Thresholds,
+) -> Vec<Warning> {
+    device_limits(snapshot, devices, thresholds)
+        .iter()
+        .map(|l| Warning::new(WarningKind::Limit, l.message()))
+        .collect()
 }
 
 /// The owner holding most objects of type `t` on a device (ties: the first
@@ -79,16 +126,49 @@ fn top_holder(snapshot: &Snapshot, device: u32, t: ResourceType) -> Option<(Owne
     best.map(|(o, n)| (o.clone(), n))
 }
 
-/// One warning per limited cgroup quota at or above `thresholds.warn`, each
-/// said once however many processes it binds:
-/// `cgroup /pod1: hca_object on mlx5_0 at 99% of rdma.max (1990/2000, critical)`.
-pub fn cgroup_warnings<'a>(
+/// One cgroup `rdma` quota at or past the warning threshold, with the
+/// first process it binds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CgroupLimit {
+    pub cgroup: String,
+    pub device: String,
+    /// `hca_handle` or `hca_object`.
+    pub resource: &'static str,
+    pub ratio: f64,
+    pub current: u64,
+    pub max: u64,
+    pub level: Level,
+    pub process: OwnerKey,
+}
+
+impl CgroupLimit {
+    /// `cgroup /pod1: hca_object on mlx5_0 at 99% of rdma.max (1990/2000, critical)`.
+    pub fn message(&self) -> String {
+        format!(
+            "cgroup {}: {} on {} at {} of rdma.max ({}/{}, {})",
+            self.cgroup,
+            self.resource,
+            self.device,
+            percent(self.ratio),
+            count(self.current),
+            count(self.max),
+            self.level.name()
+        )
+    }
+}
+
+/// Every limited cgroup quota at or above `thresholds.warn`, each once
+/// however many processes it binds.
+pub fn cgroup_limits<'a>(
     processes: impl IntoIterator<Item = &'a ProcessInfo>,
     thresholds: &Thresholds,
-) -> Vec<Warning> {
+) -> Vec<CgroupLimit> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
-    for cgroup in processes.into_iter().filter_map(|p| p.rdma_cgroup.as_ref()) {
+    for p in processes {
+        let Some(cgroup) = p.rdma_cgroup.as_ref() else {
+            continue;
+        };
         for (device, quota) in &cgroup.devices {
             for (resource, q) in [
                 ("hca_handle", &quota.hca_handle),
@@ -101,21 +181,33 @@ pub fn cgroup_warnings<'a>(
                 if level == Level::Normal || !seen.insert((q.cgroup.clone(), device, resource)) {
                     continue;
                 }
-                out.push(Warning::new(
-                    WarningKind::Limit,
-                    format!(
-                        "cgroup {}: {resource} on {device} at {} of rdma.max ({}/{}, {})",
-                        q.cgroup,
-                        percent(ratio),
-                        count(q.current),
-                        count(max),
-                        level.name()
-                    ),
-                ));
+                out.push(CgroupLimit {
+                    cgroup: q.cgroup.clone(),
+                    device: device.clone(),
+                    resource,
+                    ratio,
+                    current: q.current,
+                    max,
+                    level,
+                    process: OwnerKey::Process(p.key),
+                });
             }
         }
     }
     out
+}
+
+/// One warning per limited cgroup quota at or above `thresholds.warn`, each
+/// said once however many processes it binds:
+/// `cgroup /pod1: hca_object on mlx5_0 at 99% of rdma.max (1990/2000, critical)`.
+pub fn cgroup_warnings<'a>(
+    processes: impl IntoIterator<Item = &'a ProcessInfo>,
+    thresholds: &Thresholds,
+) -> Vec<Warning> {
+    cgroup_limits(processes, thresholds)
+        .iter()
+        .map(|l| Warning::new(WarningKind::Limit, l.message()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,10 +3,12 @@
 
 mod counters;
 mod groups;
+mod problems;
 mod view;
 
 pub use counters::{PortCountersView, ThroughputView, owner_ref};
 pub use groups::{GroupView, PodView};
+pub use problems::{ProblemView, problems as problem_views};
 
 pub use view::*;
 
@@ -61,9 +63,15 @@ pub fn render_json_grouped(
     group: OwnerGroup,
 ) -> JsonDocument {
     let selection = Selection::with_thresholds(snapshot, filter, thresholds);
+    let options = super::OnceOptions {
+        thresholds: *thresholds,
+        ..super::OnceOptions::default()
+    };
+    let problems = super::problems::of_snapshot(snapshot, &selection.filter, &options);
     JsonDocument {
         schema_version: SCHEMA_VERSION,
         meta: meta(snapshot, &selection.warnings),
+        problems: problem_views(&problems, snapshot.meta.collected_at_ms),
         devices: selection
             .devices
             .iter()

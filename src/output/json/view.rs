@@ -15,6 +15,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct JsonDocument {
     pub schema_version: u32,
     pub meta: MetaView,
+    /// What is wrong, most severe first (`problems.rs`).
+    pub problems: Vec<super::ProblemView>,
     pub devices: Vec<DeviceView>,
     pub processes: Vec<ProcessView>,
     pub kernel: Vec<KernelOwnerView>,

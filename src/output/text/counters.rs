@@ -1,11 +1,13 @@
-//! The COUNTERS section of the `--once` report: every port's counters with
-//! their totals, and per-second rates when the snapshot has a previous read
-//! (`--rates`). Error/congestion counters that moved are named on the port
-//! line, so a glance tells a healthy port from a sick one.
+//! The COUNTERS section of the `--once` report: by default one line per
+//! port with what matters (state, traffic, error total, what moved); with
+//! `--counters all`, every port's counters with their totals, and
+//! per-second rates when the snapshot has a previous read (`--rates`).
+//! Error/congestion counters that moved are named on the port line, so a
+//! glance tells a healthy port from a sick one.
 
 use super::layout::{clean, truncate, words, wrap_units};
-use crate::model::Device;
-use crate::model::counters::PortCounters;
+use crate::model::counters::{CounterClass, PortCounters, describe};
+use crate::model::{Device, Port};
 use crate::units;
 
 const NAME_WIDTH: usize = 32;
@@ -28,6 +30,117 @@ pub fn counters(devices: &[&Device], width: usize) -> Vec<String> {
     lines
 }
 
+/// One line per port (wrapped between words when what moved does not fit):
+/// `mlx5_1/1 ACTIVE  tx 3.1 GB/s rx 4.2 GB/s  3% of link  errors 1389  moved: out_of_sequence +360`.
+pub fn summary(devices: &[&Device], width: usize) -> Vec<String> {
+    let mut lines =
+        vec!["COUNTERS (one line per port; --counters all for every counter)".to_string()];
+    let mut any = false;
+    for device in devices {
+        for port in &device.ports {
+            let Some(c) = &port.counters else { continue };
+            any = true;
+            lines.extend(port_line(&device.name, port, c, width));
+        }
+    }
+    if !any {
+        return Vec::new();
+    }
+    lines
+}
+
+fn port_line(device: &str, port: &Port, c: &PortCounters, width: usize) -> Vec<String> {
+    let mut parts = vec![format!(
+        "{}/{} {}",
+        truncate(&clean(device), NAME_WIDTH),
+        port.index,
+        port.state
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "?".into())
+    )];
+    let rates = c.rates().filter(|r| r.note.is_none());
+    match c.throughput().filter(|_| rates.is_some()) {
+        Some(t) => {
+            if let (Some(tx), Some(rx)) = (t.tx_bytes, t.rx_bytes) {
+                parts.push(format!(
+                    "tx {} rx {}",
+                    units::bytes_per_s(tx),
+                    units::bytes_per_s(rx)
+                ));
+            } else if let (Some(tx), Some(rx)) = (t.tx_packets, t.rx_packets) {
+                parts.push(format!(
+                    "tx {} rx {}",
+                    units::packets_per_s(tx),
+                    units::packets_per_s(rx)
+                ));
+            }
+            if let Some(u) = t.utilisation {
+                parts.push(format!("{} of link", units::percent(u)));
+            }
+        }
+        None => {
+            let words = |name: &str| c.read.pma.get(name).map(|w| w.saturating_mul(4));
+            if let (Some(tx), Some(rx)) = (words("port_xmit_data"), words("port_rcv_data")) {
+                parts.push(format!(
+                    "sent {} received {}",
+                    units::bytes(tx),
+                    units::bytes(rx)
+                ));
+            }
+        }
+    }
+    let errors: u64 = c
+        .read
+        .hw
+        .iter()
+        .chain(c.read.pma.iter())
+        .filter(|(name, _)| {
+            describe(name).is_some_and(|d| d.class == CounterClass::Error)
+                && name.as_str() != "link_downed"
+        })
+        .map(|(_, v)| *v)
+        .fold(0u64, u64::saturating_add);
+    parts.push(format!("errors {}", units::count(errors)));
+    // Each part stays whole, two spaces from the next; what moved may wrap.
+    let last_part = parts.len() - 1;
+    let mut words: Vec<String> = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| if i < last_part { format!("{p} ") } else { p })
+        .collect();
+    if let (Some(_), Some(prev)) = (&rates, &c.previous) {
+        let moved = c.moved();
+        if !moved.is_empty() {
+            words.push(" moved:".into());
+            // (the leading space keeps two between it and the errors)
+            let last = moved.len() - 1;
+            for (i, name) in moved.iter().enumerate() {
+                let before = prev
+                    .hw
+                    .get(name)
+                    .or(prev.pma.get(name))
+                    .copied()
+                    .unwrap_or(0);
+                let now = c
+                    .read
+                    .hw
+                    .get(name)
+                    .or(c.read.pma.get(name))
+                    .copied()
+                    .unwrap_or(0);
+                let comma = if i < last { "," } else { "" };
+                words.push(format!(
+                    "{}{}",
+                    clean(name),
+                    format_args!(" +{}{comma}", units::count(now.saturating_sub(before)))
+                ));
+            }
+        }
+    }
+    let words: Vec<String> = words.into_iter().filter(|w| !w.is_empty()).collect();
+    wrap_units("  ", "    ", &words, " ", width)
+}
+
 fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<String> {
     let name = truncate(&clean(device), NAME_WIDTH);
     let mut head = format!("{name} port {port}");
@@ -45,9 +158,9 @@ fn port_block(device: &str, port: u32, c: &PortCounters, width: usize) -> Vec<St
             let mut parts = Vec::new();
             if let (Some(tx), Some(rx)) = (t.tx_bytes, t.rx_bytes) {
                 parts.push(format!(
-                    "tx {}/s rx {}/s",
-                    units::bytes(tx as u64),
-                    units::bytes(rx as u64)
+                    "tx {} rx {}",
+                    units::bytes_per_s(tx),
+                    units::bytes_per_s(rx)
                 ));
             }
             if let (Some(tx), Some(rx)) = (t.tx_packets, t.rx_packets) {

@@ -7,12 +7,14 @@ mod devices;
 mod error_qps;
 mod header;
 pub mod layout;
+mod problems;
 mod quotas;
 
 use super::selection::Selection;
 use crate::model::ResourceType;
 use crate::model::Snapshot;
 use crate::model::filter::Filter;
+use crate::model::problems::Problem;
 
 /// Every line of the report fits in this many columns.
 pub const WIDTH: usize = 80;
@@ -21,11 +23,25 @@ pub const WIDTH: usize = 80;
 /// settings, under the name the report's callers know.
 pub use crate::settings::ReportSettings as OnceOptions;
 
-/// The whole report, each line ending in a newline.
+/// The whole report, each line ending in a newline, opening with the
+/// problems of `snapshot` alone.
 pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {
+    let selection = Selection::with_thresholds(snapshot, filter, &options.thresholds);
+    let problems = super::problems::of_snapshot(snapshot, &selection.filter, options);
+    render_once_with(snapshot, filter, options, &problems)
+}
+
+/// The whole report with `problems` (a history's) in its PROBLEMS section.
+pub fn render_once_with(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    options: &OnceOptions,
+    problems: &[Problem],
+) -> String {
     let selection = Selection::with_thresholds(snapshot, filter, &options.thresholds);
     let mut sections = vec![
         header::header(snapshot, &selection.warnings, WIDTH),
+        problems::problems(problems, snapshot.meta.collected_at_ms, WIDTH),
         devices::devices(snapshot, &selection.devices, &selection.filter, WIDTH),
         consumers::consumers(
             &selection.consumers,
@@ -51,7 +67,11 @@ pub fn render_once(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) 
             WIDTH,
         ));
     }
-    let counters = counters::counters(&selection.devices, WIDTH);
+    let counters = if options.all_counters {
+        counters::counters(&selection.devices, WIDTH)
+    } else {
+        counters::summary(&selection.devices, WIDTH)
+    };
     if !counters.is_empty() {
         sections.push(counters);
     }
