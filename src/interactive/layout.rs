@@ -35,17 +35,17 @@ pub fn frame_layout(area: Rect) -> FrameLayout {
 
 /// A titled table: a title line, a column-header line, then rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TablePane {
+pub struct TableArea {
     pub title: Rect,
     pub header: Rect,
     pub rows: Rect,
 }
 
-impl TablePane {
-    pub fn new(area: Rect) -> TablePane {
+impl TableArea {
+    pub fn new(area: Rect) -> TableArea {
         let title_h = 1.min(area.height);
         let header_h = 1.min(area.height.saturating_sub(title_h));
-        TablePane {
+        TableArea {
             title: Rect::new(area.x, area.y, area.width, title_h),
             header: Rect::new(area.x, area.y + title_h, area.width, header_h),
             rows: Rect::new(
@@ -82,11 +82,11 @@ pub fn contains(r: Rect, x: u16, y: u16) -> bool {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MainLayout {
-    pub devices: TablePane,
-    pub consumers: TablePane,
+    pub devices: TableArea,
+    pub consumers: TableArea,
 }
 
-/// Splits the main screen: the device pane takes what its devices need, up to
+/// Splits the main screen: the devices table takes what its devices need, up to
 /// about half the body, so the consumers table always keeps some rows.
 pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
     let wanted = u16::try_from(device_rows.max(1))
@@ -105,8 +105,8 @@ pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
         body.height.saturating_sub(devices_h),
     );
     MainLayout {
-        devices: TablePane::new(devices),
-        consumers: TablePane::new(consumers),
+        devices: TableArea::new(devices),
+        consumers: TableArea::new(consumers),
     }
 }
 
@@ -120,7 +120,7 @@ pub struct DrillLayout {
     /// How its counts moved over the trend window; the leak verdict.
     pub trend: Rect,
     pub tabs: Rect,
-    pub table: TablePane,
+    pub table: TableArea,
     pub totals: Rect,
 }
 
@@ -178,7 +178,7 @@ pub fn drill_layout_for(body: Rect, wanted: DrillLines) -> DrillLayout {
     }
     let [trend_h, totals_h, limits_h, info_h] = h;
     let top_h = info_h + limits_h + trend_h;
-    let table = TablePane::new(Rect::new(
+    let table = TableArea::new(Rect::new(
         body.x,
         body.y + top_h,
         body.width,
@@ -198,11 +198,6 @@ pub fn drill_layout_for(body: Rect, wanted: DrillLines) -> DrillLayout {
             totals_h,
         ),
     }
-}
-
-/// The ERROR-QP pane is one table filling the body.
-pub fn errors_layout(body: Rect) -> TablePane {
-    TablePane::new(body)
 }
 
 /// Label of each drill-down tab and where it sits on the tab line.
@@ -277,7 +272,7 @@ mod tests {
 
     #[test]
     fn row_hit_test() {
-        let p = TablePane::new(Rect::new(0, 10, 80, 10));
+        let p = TableArea::new(Rect::new(0, 10, 80, 10));
         assert_eq!(p.row_at(11), None, "header line");
         assert_eq!(p.row_at(12), Some(0));
         assert_eq!(p.row_at(20), None);

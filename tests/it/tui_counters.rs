@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use restop::demo::DemoSource;
 use restop::interactive::app::{App, AppConfig, Event};
 use restop::interactive::frame;
-use restop::interactive::screens::port_counters::CountersScreen;
+use restop::interactive::screens::port_counters::PortCountersScreen;
 use restop::model::{DetailScope, SourceKind};
 use restop::source::{CollectRequest, Source};
 use std::time::Duration;
@@ -197,7 +197,7 @@ fn select_alert(app: &mut App, kind: &str) {
 }
 
 fn counters_open(app: &App) -> Option<(String, u32)> {
-    app.top_as::<CountersScreen>()
+    app.top_as::<PortCountersScreen>()
         .map(|c| (c.device.clone(), c.port))
 }
 

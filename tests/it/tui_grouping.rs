@@ -5,7 +5,7 @@ use crate::tui_common::*;
 use crate::tui_render::{demo_app, screen};
 use crossterm::event::KeyCode;
 use restop::interactive::app::AppConfig;
-use restop::interactive::screens::drill::DrillView;
+use restop::interactive::screens::drill::DrillScreen;
 use restop::interactive::screens::group::GroupScreen;
 use restop::model::owner_group::{GroupKey, OwnerGroup};
 
@@ -156,7 +156,7 @@ fn enter_on_a_pod_lists_its_processes_and_enter_opens_one() {
     let first = screen_now.table.selected().unwrap().owner.clone().unwrap();
     app.update(key(KeyCode::Enter));
     assert_eq!(
-        app.drill().map(|d: &DrillView| d.owner.clone()),
+        app.drill().map(|d: &DrillScreen| d.owner.clone()),
         Some(first)
     );
     app.update(key(KeyCode::Esc));

@@ -7,11 +7,10 @@ use crate::tui_common::*;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use restop::interactive::app::signal::{SignalKind, SignalOutcome, SignalRequest};
 use restop::interactive::app::{App, AppConfig, Command, Event};
 use restop::interactive::frame;
-use restop::interactive::screens::signal::{
-    SignalKind, SignalOutcome, SignalRequest, SignalScreen,
-};
+use restop::interactive::screens::signal::SignalScreen;
 use restop::model::{DetailScope, SourceKind};
 
 fn app_on(source: SourceKind, config: AppConfig) -> App {

@@ -5,8 +5,8 @@
 
 use crate::support::fake_proc::FakeProc;
 use restop::collect::procfs::process_start_time;
+use restop::interactive::app::signal::{SignalKind, SignalOutcome, SignalRequest};
 use restop::interactive::local::send_signal::send;
-use restop::interactive::screens::signal::{SignalKind, SignalOutcome, SignalRequest};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command};

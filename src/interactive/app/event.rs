@@ -1,6 +1,6 @@
 //! What the application reacts to, and what it asks the outside world to do.
 
-use crate::interactive::screens::signal::{SignalOutcome, SignalRequest};
+use crate::interactive::app::signal::{SignalOutcome, SignalRequest};
 use crate::model::{DetailScope, Snapshot};
 use crate::source::CollectError;
 use crossterm::event::{KeyEvent, MouseEvent};

@@ -4,12 +4,13 @@
 pub(crate) mod config;
 pub(crate) mod event;
 pub(crate) mod replay;
+pub mod signal;
 pub(crate) mod state;
 pub(crate) mod update;
 
 pub use crate::interactive::screens::drill;
 pub use crate::interactive::screens::main::Focus;
-pub use crate::interactive::screens::{Ctx, Pane};
+pub use crate::interactive::screens::{Ctx, Screen};
 pub use config::{AppConfig, Level, ThemeKind, Thresholds};
 pub use event::{Command, Event};
 pub use replay::ReplayState;

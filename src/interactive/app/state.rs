@@ -8,10 +8,10 @@
 use crate::interactive::app::config::AppConfig;
 use crate::interactive::app::replay::ReplayState;
 use crate::interactive::layout::{self, FrameLayout, MainLayout};
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::help::HelpScreen;
 use crate::interactive::screens::main::MainScreen;
-use crate::interactive::screens::{Ctx, Pane};
+use crate::interactive::screens::{Ctx, Screen};
 use crate::model::consumers::Consumer;
 use crate::model::device::grouped_order;
 use crate::model::filter::Filter;
@@ -74,7 +74,7 @@ pub struct App {
     /// The main screen, always under the others.
     pub main: MainScreen,
     /// Screens opened over the main one, the top one shown; `Esc` pops it.
-    pub screens: Vec<Box<dyn Pane>>,
+    pub screens: Vec<Box<dyn Screen>>,
     pub quitting: bool,
     /// A one-line answer to the last key (a signal sent or refused), shown
     /// in the footer until the next key.
@@ -155,7 +155,7 @@ impl App {
     }
 
     /// The screen on top (the main screen when none is open).
-    pub fn top(&self) -> &dyn Pane {
+    pub fn top(&self) -> &dyn Screen {
         match self.screens.last() {
             Some(p) => p.as_ref(),
             None => &self.main,
@@ -168,7 +168,7 @@ impl App {
     }
 
     /// The screen drawn in the body: the top one that is not an overlay.
-    pub fn page(&self) -> &dyn Pane {
+    pub fn page(&self) -> &dyn Screen {
         match self.screens.iter().rev().find(|s| !s.overlay()) {
             Some(p) => p.as_ref(),
             None => &self.main,
@@ -176,7 +176,7 @@ impl App {
     }
 
     /// The top screen, if it is of type `T`.
-    pub fn top_as<T: Pane>(&self) -> Option<&T> {
+    pub fn top_as<T: Screen>(&self) -> Option<&T> {
         self.screens.last()?.as_any().downcast_ref::<T>()
     }
 
@@ -186,15 +186,15 @@ impl App {
     }
 
     /// The topmost open screen of type `T`.
-    pub fn find_screen<T: Pane>(&self) -> Option<&T> {
+    pub fn find_screen<T: Screen>(&self) -> Option<&T> {
         self.screens
             .iter()
             .rev()
             .find_map(|s| s.as_any().downcast_ref::<T>())
     }
 
-    pub fn drill(&self) -> Option<&DrillView> {
-        self.top_as::<DrillView>()
+    pub fn drill(&self) -> Option<&DrillScreen> {
+        self.top_as::<DrillScreen>()
     }
 
     /// The help overlay's scroll, while it is open.
@@ -297,6 +297,30 @@ impl App {
             .collect()
     }
 
+    /// A collection failed: said in the header, and a problem of its own
+    /// at the head of the list (the model raises it for no snapshot), from
+    /// the first failure in a row until a snapshot comes again.
+    pub(super) fn collection_failed(&mut self, message: String) {
+        let failed = crate::model::problems::ProblemKind::CollectionFailed;
+        let since = self
+            .insights
+            .problems
+            .iter()
+            .find(|p| p.kind == failed)
+            .map_or(self.now_ms, |p| p.since_ms);
+        self.insights.problems.retain(|p| p.kind != failed);
+        let first_line = message.lines().next().unwrap_or_default().to_string();
+        self.insights
+            .problems
+            .push(crate::model::problems::Problem::collection_failed(
+                &first_line,
+                since,
+            ));
+        crate::model::problems::rank(&mut self.insights.problems);
+        self.collect_error = Some(message);
+        self.settle_cursors();
+    }
+
     /// `b`: marks the snapshot on screen as the baseline, or clears it.
     pub(super) fn toggle_baseline(&mut self) {
         if self.history.baseline().is_some() {
@@ -317,7 +341,7 @@ impl App {
     }
 
     /// Opens `screen` over the others, filled from the shown snapshot.
-    pub(super) fn open(&mut self, mut screen: Box<dyn Pane>) {
+    pub(super) fn open(&mut self, mut screen: Box<dyn Screen>) {
         let ctx = ctx!(self);
         screen.refresh(&ctx);
         screen.settle(&ctx);

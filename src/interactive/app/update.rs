@@ -8,18 +8,13 @@ use crate::interactive::screens::alerts::AlertsScreen;
 use crate::interactive::screens::error_qps::ErrorQpScreen;
 use crate::interactive::screens::help::HelpScreen;
 use crate::interactive::screens::message::MessageScreen;
-use crate::interactive::screens::port_counters::CountersScreen;
+use crate::interactive::screens::port_counters::PortCountersScreen;
 use crate::interactive::screens::signal::{SignalScreen, refusal};
 use crate::interactive::screens::sort_menu::SortMenu;
-use crate::interactive::screens::{Outcome, Pane};
+use crate::interactive::screens::{Outcome, Screen};
 use crate::model::SourceKind;
-use crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
 use ratatui::layout::Rect;
-
-/// Rows the mouse wheel scrolls per notch.
-const WHEEL_ROWS: isize = 3;
 
 impl App {
     /// Applies one event; returns what the event loop must do.
@@ -34,7 +29,7 @@ impl App {
             }
             Event::Snapshot { result, details } => match result {
                 Ok(snapshot) => self.receive(*snapshot, details),
-                Err(e) => self.collect_error = Some(e.to_string()),
+                Err(e) => self.collection_failed(e.to_string()),
             },
             Event::Tick(now_ms) => {
                 self.now_ms = now_ms;
@@ -83,19 +78,28 @@ impl App {
         let Some((command, action)) = resolve(key) else {
             return;
         };
-        let offered = match self.screens.last_mut() {
-            Some(top) => top.on_action(action),
-            None => Outcome::Pass,
-        };
         let here = Here {
             main_screen: self.on_main(),
             replay: self.replay.is_some(),
         };
-        match offered {
+        let ctx = ctx!(self);
+        let top: &mut dyn Screen = match self.screens.last_mut() {
+            Some(s) => s.as_mut(),
+            None => &mut self.main,
+        };
+        match top.on_action(action, &ctx) {
             // Where the key table says the key means nothing, it does nothing.
             Outcome::Pass if !command.applies.holds(here) => {}
             Outcome::Pass => self.on_action(action, commands),
-            Outcome::Handled => {}
+            outcome => self.follow(outcome, commands),
+        }
+    }
+
+    /// Does what the top screen asked for with the action or mouse event it took.
+    fn follow(&mut self, outcome: Outcome, commands: &mut Vec<Command>) {
+        match outcome {
+            Outcome::Pass => {}
+            Outcome::Handled => self.settle_cursors(),
             Outcome::Close => self.back(),
             Outcome::CloseAndSort(key) => {
                 self.screens.pop();
@@ -111,6 +115,20 @@ impl App {
                 ));
                 commands.push(Command::Signal(request));
             }
+            Outcome::Open(screen) => {
+                self.settle_cursors();
+                self.open(screen);
+            }
+            Outcome::Counters(device, port) => {
+                self.settle_cursors();
+                self.open(Box::new(PortCountersScreen::new(device, port)));
+            }
+            // Why the selected row leads nowhere, until the next key.
+            Outcome::Status(why) => {
+                self.settle_cursors();
+                self.status = Some(why);
+            }
+            Outcome::FullText(title, paragraphs) => self.show_text(title, paragraphs),
         }
     }
 
@@ -155,16 +173,8 @@ impl App {
             Action::Quit => self.quit(commands),
             Action::Help => self.open(Box::new(HelpScreen::default())),
             Action::Back => self.back(),
-            Action::Up => self.move_selection(-1),
-            Action::Down => self.move_selection(1),
-            Action::PageUp => self.move_selection(-self.page_rows()),
-            Action::PageDown => self.move_selection(self.page_rows()),
-            Action::Home => self.move_selection(isize::MIN / 2),
-            Action::End => self.move_selection(isize::MAX / 2),
-            Action::Enter => self.enter(),
-            Action::ErrorPane => self.toggle_pane(Box::new(ErrorQpScreen::default())),
-            Action::AlertsPane => self.toggle_pane(Box::new(AlertsScreen::default())),
-            Action::Counters => self.open_counters(),
+            Action::ErrorQps => self.toggle_screen(Box::new(ErrorQpScreen::default())),
+            Action::Alerts => self.toggle_screen(Box::new(AlertsScreen::default())),
             Action::Baseline => self.toggle_baseline(),
             Action::FullText => self.show_full_text(),
             Action::Sparklines => {
@@ -192,9 +202,6 @@ impl App {
                 self.settle_cursors();
             }
             Action::Signal => self.open_signal_dialog(),
-            Action::SortNext => self.step_sort(1),
-            Action::SortPrev => self.step_sort(-1),
-            Action::Reverse => self.reverse_sort(),
             Action::Freeze => match self.replay.as_mut() {
                 // A replay pauses instead: nothing new arrives while paused.
                 Some(replay) => replay.toggle_play(self.now_ms),
@@ -202,11 +209,23 @@ impl App {
             },
             Action::IntervalLonger => self.set_interval(longer_interval(self.interval), commands),
             Action::IntervalShorter => self.set_interval(shorter_interval(self.interval), commands),
-            Action::NextPane => self.next_pane(1, true),
-            Action::PrevPane => self.next_pane(-1, true),
-            Action::Right => self.next_pane(1, false),
-            Action::Left => self.next_pane(-1, false),
-            Action::Tab(i) => self.with_top(|pane, ctx| pane.select_tab(i, ctx)),
+            // What the top screen did not take means nothing there.
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End
+            | Action::Enter
+            | Action::Counters
+            | Action::SortNext
+            | Action::SortPrev
+            | Action::Reverse
+            | Action::NextPart
+            | Action::PrevPart
+            | Action::Right
+            | Action::Left
+            | Action::Tab(_) => {}
             Action::StepBack
             | Action::StepForward
             | Action::Slower
@@ -258,24 +277,24 @@ impl App {
         }
     }
 
-    /// `w`: what the top screen has selected, else every header warning
-    /// and alert, whole.
+    /// `w` where the top screen has nothing selected to show: every header
+    /// warning and alert, whole.
     fn show_full_text(&mut self) {
-        let ctx = self.ctx();
-        let (title, paragraphs) = self.top().full_text(&ctx).unwrap_or_else(|| {
-            let mut texts: Vec<String> = self
-                .shown_warnings()
-                .into_iter()
-                .map(|w| format!("⚠ {}", w.message))
-                .collect();
-            texts.extend(
-                self.insights
-                    .alerts
-                    .iter()
-                    .map(|a| format!("⚑ {}", a.message)),
-            );
-            ("Warnings and alerts".to_string(), texts)
-        });
+        let mut texts: Vec<String> = self
+            .shown_warnings()
+            .into_iter()
+            .map(|w| format!("⚠ {}", w.message))
+            .collect();
+        texts.extend(
+            self.insights
+                .alerts
+                .iter()
+                .map(|a| format!("⚑ {}", a.message)),
+        );
+        self.show_text("Warnings and alerts".to_string(), texts);
+    }
+
+    fn show_text(&mut self, title: String, paragraphs: Vec<String>) {
         let paragraphs = if paragraphs.is_empty() {
             vec!["no warning or alert to show".to_string()]
         } else {
@@ -307,93 +326,31 @@ impl App {
         }
     }
 
-    /// Runs `f` on the top screen with the context beside it, then keeps
-    /// every cursor in view.
-    fn with_top<R>(
-        &mut self,
-        f: impl FnOnce(&mut dyn Pane, &crate::interactive::screens::Ctx) -> R,
-    ) -> R {
-        let ctx = ctx!(self);
-        let pane: &mut dyn Pane = match self.screens.last_mut() {
-            Some(p) => p.as_mut(),
-            None => &mut self.main,
-        };
-        let out = f(pane, &ctx);
-        self.settle_cursors();
-        out
-    }
-
-    fn page_rows(&self) -> isize {
-        isize::try_from(self.top().page_rows(&self.ctx())).unwrap_or(1)
-    }
-
-    fn move_selection(&mut self, delta: isize) {
-        self.with_top(|pane, ctx| pane.move_selection(delta, ctx));
-    }
-
-    fn enter(&mut self) {
-        if let Some(screen) = self.with_top(|pane, ctx| pane.enter(ctx)) {
-            self.open(screen);
-        }
-    }
-
-    /// Opens the ERROR-QP or alerts pane (`e`, `a`); the same key again, or
+    /// Opens the ERROR-QP or alerts screen (`e`, `a`); the same key again, or
     /// from a screen opened over it, goes back to it.
-    fn toggle_pane(&mut self, pane: Box<dyn Pane>) {
-        let id = pane.id();
+    fn toggle_screen(&mut self, screen: Box<dyn Screen>) {
+        let id = screen.id();
         if self.screens.last().is_some_and(|s| s.id() == id) {
             self.screens.pop();
         } else if let Some(i) = self.screens.iter().position(|s| s.id() == id) {
             self.screens.truncate(i + 1);
         } else {
-            self.open(pane);
+            self.open(screen);
         }
         self.settle_cursors();
     }
 
-    /// `c`: the counters view of the port the top screen points at (or, in
-    /// the footer, why its selection has none); the counters view takes its
-    /// own `c` (it closes).
-    fn open_counters(&mut self) {
-        match self.with_top(|pane, ctx| pane.counters_port(ctx)) {
-            Some(Ok((device, port))) => self.open(Box::new(CountersScreen::new(device, port))),
-            // Why the selected row leads to no port, until the next key.
-            Some(Err(why)) => self.status = Some(why),
-            None => {}
-        }
-    }
-
-    fn step_sort(&mut self, step: isize) {
-        self.with_top(|pane, ctx| pane.step_sort(step, ctx));
-    }
-
-    fn reverse_sort(&mut self) {
-        self.with_top(|pane, ctx| pane.reverse_sort(ctx));
-    }
-
-    fn next_pane(&mut self, step: isize, tab_key: bool) {
-        self.with_top(|pane, ctx| pane.next_pane(step, tab_key, ctx));
-    }
-
     fn on_mouse(&mut self, mouse: MouseEvent) {
-        let offered = match self.screens.last_mut() {
-            Some(top) => top.on_mouse(mouse.kind),
-            None => Outcome::Pass,
+        let ctx = ctx!(self);
+        let top: &mut dyn Screen = match self.screens.last_mut() {
+            Some(s) => s.as_mut(),
+            None => &mut self.main,
         };
-        match offered {
-            Outcome::Pass => {}
-            Outcome::Handled | Outcome::CloseAndSort(_) | Outcome::Signal(_) => return,
-            Outcome::Close => return self.back(),
-        }
-        if self.filter_edit.is_some() {
+        // While the filter is typed only an overlay (modal) takes the mouse.
+        if self.filter_edit.is_some() && !top.overlay() {
             return;
         }
-        let (x, y) = (mouse.column, mouse.row);
-        match mouse.kind {
-            MouseEventKind::ScrollDown => self.with_top(|p, ctx| p.wheel(x, y, WHEEL_ROWS, ctx)),
-            MouseEventKind::ScrollUp => self.with_top(|p, ctx| p.wheel(x, y, -WHEEL_ROWS, ctx)),
-            MouseEventKind::Down(MouseButton::Left) => self.with_top(|p, ctx| p.click(x, y, ctx)),
-            _ => {}
-        }
+        let outcome = top.on_mouse(mouse, &ctx);
+        self.follow(outcome, &mut Vec::new());
     }
 }

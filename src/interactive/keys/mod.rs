@@ -111,10 +111,10 @@ pub enum Action {
     Home,
     End,
     Enter,
-    ErrorPane,
+    ErrorQps,
     /// `a`: the alerts panel.
-    AlertsPane,
-    /// `c`: the counters view of the selected device's port.
+    Alerts,
+    /// `c`: the counters screen of the selected device's port.
     Counters,
     /// `b`: mark the baseline, or clear it.
     Baseline,
@@ -137,9 +137,9 @@ pub enum Action {
     Freeze,
     IntervalLonger,
     IntervalShorter,
-    /// Tab: the other pane on the main screen, the next tab in a drill-down.
-    NextPane,
-    PrevPane,
+    /// Tab: the other half of the main screen, the next tab in a drill-down.
+    NextPart,
+    PrevPart,
     Left,
     Right,
     /// `1`..`7`: a drill-down tab by number.

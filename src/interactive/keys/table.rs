@@ -4,7 +4,7 @@
 //!
 //! Rows come in help order. Rows without help text only name a key in the
 //! footer with another word ("⏎ details" on the main screen, "⏎ owner" on
-//! the ERROR-QP pane, the boxes' own keys); their chords are the same as
+//! the ERROR-QP screen, the boxes' own keys); their chords are the same as
 //! the row that documents the key, so a chord always means one action
 //! (`keys::tests` checks it).
 
@@ -121,18 +121,18 @@ pub const OPEN: Command = row(
     hint("⏎", " open ", 41),
 );
 pub const ERRORS: Command = row(
-    &[(key('e'), Action::ErrorPane)],
+    &[(key('e'), Action::ErrorQps)],
     "e",
     "ERROR-QP pane: every QP in ERR/SQE, oldest first",
     Applies::Everywhere,
     hint("e", " errors ", 50),
 );
 pub const ALERTS: Command = row(
-    &[(key('a'), Action::AlertsPane)],
+    &[(key('a'), Action::Alerts)],
     "a",
-    "alerts: leak suspects, lingering ERR QPs, warnings",
+    "problems: everything wrong, most severe first (Enter opens one)",
     Applies::Everywhere,
-    hint("a", " alerts ", 80),
+    hint("a", " problems ", 80),
 );
 const C: &[(Chord, Action)] = &[(key('c'), Action::Counters)];
 pub const COUNTERS: Command = row(
@@ -251,7 +251,7 @@ pub const INTERVAL: Command = row(
     Applies::Collecting,
     hint("+-", " interval", 95),
 );
-const TAB: &[(Chord, Action)] = &[(code(KeyCode::Tab), Action::NextPane)];
+const TAB: &[(Chord, Action)] = &[(code(KeyCode::Tab), Action::NextPart)];
 pub const NEXT_PART: Command = row(
     TAB,
     "Tab",
@@ -261,7 +261,7 @@ pub const NEXT_PART: Command = row(
 );
 pub const OBJECT_TYPES: Command = row(
     &[
-        (code(KeyCode::BackTab), Action::PrevPane),
+        (code(KeyCode::BackTab), Action::PrevPart),
         (code(KeyCode::Left), Action::Left),
         (key('h'), Action::Left),
         (code(KeyCode::Right), Action::Right),

@@ -1,4 +1,4 @@
-//! The device pane's rows: devices in PF-then-VF order with their usage,
+//! The devices table's rows: devices in PF-then-VF order with their usage,
 //! and each port's traffic and health as the counters model states them
 //! (rates and moved counters come from `model::counters`, alerts from the
 //! counter history; nothing is computed here but the per-device sums).
@@ -97,7 +97,7 @@ fn traffic_of(counters: Option<&PortCounters>) -> Traffic {
     }
 }
 
-/// A device's traffic over its ports, for its one row in the pane.
+/// A device's traffic over its ports, for its one row in the table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceTraffic {
     pub traffic: Traffic,
@@ -178,7 +178,7 @@ fn sum(parts: &[&Throughput]) -> Throughput {
     }
 }
 
-/// Rows for the device pane, honouring the device and type filters;
+/// Rows for the devices table, honouring the device and type filters;
 /// `alerts` are the counter history's (which counters keep rising).
 pub fn device_rows(
     snapshot: &Snapshot,

@@ -1,5 +1,5 @@
 //! Turning objects into table rows: the columns each type shows in the
-//! drill-down and the ERROR-QP pane (whose columns are the ERROR-QP
+//! drill-down and the ERROR-QP screen (whose columns are the ERROR-QP
 //! table's, `model/error_qp_table.rs`).
 
 use crate::interactive::widgets::table::{Cell, Column, Row, RowId};
@@ -189,8 +189,8 @@ fn qp_ranges(ranges: &[(u32, u32)]) -> String {
         .join(",")
 }
 
-/// The ERROR-QP pane's columns: the ERROR-QP table's (`model/error_qp_table.rs`)
-/// in the pane's order, with the widths and drop order the pane gives them.
+/// The ERROR-QP screen's columns: the ERROR-QP table's (`model/error_qp_table.rs`)
+/// in the screen's order, with the widths and drop order the screen gives them.
 pub fn error_columns() -> Vec<Column> {
     ErrorQpColumn::PANE
         .iter()
@@ -198,7 +198,7 @@ pub fn error_columns() -> Vec<Column> {
         .collect()
 }
 
-/// The ERROR-QP pane's AGE column, sorted on by default (oldest first).
+/// The ERROR-QP screen's AGE column, sorted on by default (oldest first).
 pub fn error_age_column() -> usize {
     ErrorQpColumn::PANE
         .iter()

@@ -1,4 +1,4 @@
-//! The counters view's rows: every counter of one port with its value, its
+//! The counters screen's rows: every counter of one port with its value, its
 //! rate since the previous read and its rate series from the history, and
 //! what the catalog says it means. Rates, moved counters and alerts come
 //! from `model::counters` and the counter history; this only sorts them.

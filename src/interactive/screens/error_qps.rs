@@ -1,22 +1,17 @@
-//! The ERROR-QP pane (`e`): every QP in ERR/SQE the filters admit, oldest
+//! The ERROR-QP screen (`e`): every QP in ERR/SQE the filters admit, oldest
 //! first; Enter opens the owner's drill-down on that QP.
 
-use crate::interactive::keys::{Command, table};
-use crate::interactive::layout::errors_layout;
+use crate::interactive::keys::Command;
 use crate::interactive::rows::object_rows::{
     error_age_column, error_columns, error_row, error_row_id,
 };
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::port_counters::first_port_of;
-use crate::interactive::screens::table::TableScreen;
-use crate::interactive::screens::{CountersPick, Ctx, Pane};
-use crate::interactive::widgets::paint::title_line;
-use crate::interactive::widgets::table::draw as table_draw;
+use crate::interactive::screens::table::{OWNER_TABLE_HINTS, TableScreen};
+use crate::interactive::screens::{CountersPick, Ctx, Screen};
 use crate::interactive::widgets::table::{Cell, ObjectTable};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::SortDirection;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -91,12 +86,12 @@ impl TableScreen for ErrorQpScreen {
         self.table.set_rows(rows);
     }
 
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
         let row = self.table.selected()?;
         let owner = row.owner.clone()?;
         // Land on the broken QP itself.
         Some(Box::new(
-            DrillView::new(owner, ctx.filter).selecting(row.id),
+            DrillScreen::new(owner, ctx.filter).selecting(row.id),
         ))
     }
 
@@ -124,21 +119,12 @@ impl TableScreen for ErrorQpScreen {
     }
 
     fn hints(&self) -> &'static [&'static Command] {
-        &[
-            &table::BACK,
-            &table::OPEN_OWNER,
-            &table::COUNTERS,
-            &table::SORT_NEXT,
-            &table::REVERSE,
-        ]
+        OWNER_TABLE_HINTS
     }
 
-    fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
-        let pane = errors_layout(ctx.body);
-        let buf = frame.buffer_mut();
+    fn title<'a>(&self, ctx: &Ctx, theme: &Theme) -> Span<'a> {
         let n = self.table.rows.len();
         let style = if n > 0 { theme.alert() } else { theme.title() };
-        let hint = Span::styled("  Enter: the owner's objects  Esc: back", theme.dim());
         let lingering = self.lingering();
         let scope = match &self.owner {
             Some(owner) => format!("of {}", owner_label(ctx, owner)),
@@ -149,19 +135,19 @@ impl TableScreen for ErrorQpScreen {
         } else {
             format!("QPs in ERR/SQE ({n}) {scope}")
         };
-        title_line(
-            buf,
-            pane.title,
-            Span::styled(count, style),
-            &[hint],
-            theme.dim(),
-        );
-        let empty = if ctx.snapshot.is_some() {
+        Span::styled(count, style)
+    }
+
+    fn title_note(&self) -> &'static str {
+        "  Enter: the owner's objects  Esc: back"
+    }
+
+    fn empty_text(&self, ctx: &Ctx) -> &'static str {
+        if ctx.snapshot.is_some() {
             "no QP in ERR or SQE state"
         } else {
             "collecting…"
-        };
-        table_draw::draw(buf, &pane, &self.table, empty, theme);
+        }
     }
 }
 

@@ -4,8 +4,6 @@
 use super::Ctx;
 use crate::interactive::keys::{Command, table};
 use crate::interactive::screens::table::TableScreen;
-use crate::interactive::widgets::paint::title_line;
-use crate::interactive::widgets::table::draw as table_draw;
 use crate::interactive::widgets::table::{Cell, Column, ObjectTable, Row};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumer_table::ConsumerColumn;
@@ -14,8 +12,6 @@ use crate::model::filter::Filter;
 use crate::model::owner_group::{GroupKey, OwnerGroup, OwnerGroupRow, group_consumers};
 use crate::model::{ResourceType, Snapshot};
 use crate::units;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 /// The QP column, sorted on by default.
@@ -128,25 +124,22 @@ impl TableScreen for GroupScreen {
         self.table.set_rows(rows);
     }
 
-    fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
-        let pane = self.table_pane(ctx.body);
-        let buf = frame.buffer_mut();
+    fn title<'a>(&self, _ctx: &Ctx, theme: &Theme) -> Span<'a> {
         let n = self.table.rows.len();
         let procs = if n == 1 { "process" } else { "processes" };
-        let hint = Span::styled("  Enter: a process's objects  Esc: back", theme.dim());
-        title_line(
-            buf,
-            pane.title,
-            Span::styled(format!("{}: {n} {procs}", self.title), theme.title()),
-            &[hint],
-            theme.dim(),
-        );
-        let empty = match (ctx.snapshot, self.present) {
+        Span::styled(format!("{}: {n} {procs}", self.title), theme.title())
+    }
+
+    fn title_note(&self) -> &'static str {
+        "  Enter: a process's objects  Esc: back"
+    }
+
+    fn empty_text(&self, ctx: &Ctx) -> &'static str {
+        match (ctx.snapshot, self.present) {
             (None, _) => "collecting…",
             (Some(_), false) => "no process of this group holds RDMA resources now (Esc goes back)",
             (Some(_), true) => "no process",
-        };
-        table_draw::draw(buf, &pane, &self.table, empty, theme);
+        }
     }
 
     fn hints(&self) -> &'static [&'static Command] {

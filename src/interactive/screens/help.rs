@@ -3,7 +3,7 @@
 
 use crate::interactive::keys::table;
 use crate::interactive::keys::{Action, Command, help_rows};
-use crate::interactive::screens::{Ctx, Outcome, Pane};
+use crate::interactive::screens::{Ctx, Outcome, Screen};
 use crate::interactive::widgets::modal::draw_box;
 use crate::interactive::widgets::paint::put;
 use crate::interactive::widgets::theme::Theme;
@@ -23,12 +23,12 @@ impl HelpScreen {
     pub const ID: &'static str = "help";
 }
 
-impl Pane for HelpScreen {
+impl Screen for HelpScreen {
     fn id(&self) -> &'static str {
         Self::ID
     }
 
-    fn on_action(&mut self, action: Action) -> Outcome {
+    fn on_action(&mut self, action: Action, _ctx: &Ctx) -> Outcome {
         let max = u16::try_from(help_rows().count()).unwrap_or(u16::MAX);
         match action {
             Action::Help | Action::Back | Action::Quit => return Outcome::Close,

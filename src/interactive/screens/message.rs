@@ -5,9 +5,9 @@
 use crate::interactive::keys::Action;
 use crate::interactive::keys::{Command, table};
 use crate::interactive::layout::centered;
-use crate::interactive::screens::{Ctx, Outcome, Pane, page_of};
+use crate::interactive::screens::{Ctx, Outcome, Screen};
 use crate::interactive::widgets::theme::Theme;
-use crossterm::event::MouseEventKind;
+use crossterm::event::{MouseEvent, MouseEventKind};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -35,16 +35,12 @@ impl MessageScreen {
     }
 }
 
-impl Pane for MessageScreen {
+impl Screen for MessageScreen {
     fn id(&self) -> &'static str {
         Self::ID
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(ctx.body.height)
-    }
-
-    fn on_action(&mut self, action: Action) -> Outcome {
+    fn on_action(&mut self, action: Action, _ctx: &Ctx) -> Outcome {
         match action {
             Action::Down => self.scroll = self.scroll.saturating_add(1),
             Action::Up => self.scroll = self.scroll.saturating_sub(1),
@@ -56,8 +52,8 @@ impl Pane for MessageScreen {
         Outcome::Handled
     }
 
-    fn on_mouse(&mut self, kind: MouseEventKind) -> Outcome {
-        match kind {
+    fn on_mouse(&mut self, mouse: MouseEvent, _ctx: &Ctx) -> Outcome {
+        match mouse.kind {
             MouseEventKind::ScrollDown => self.scroll = self.scroll.saturating_add(3),
             MouseEventKind::ScrollUp => self.scroll = self.scroll.saturating_sub(3),
             MouseEventKind::Down(_) => return Outcome::Close,

@@ -1,7 +1,9 @@
-//! The screens of the interactive view. Each screen is one type in one file
-//! that owns its state (rows, cursor, sort) and serves every action through
-//! the [`Pane`] interface, so `App` dispatches without knowing which screen
-//! is open and a new screen is a new file (plus the key or row that opens it).
+//! The screens of the interactive view. Each screen is one module (a file,
+//! or a folder with its drawing in `draw.rs`) that owns its state (rows,
+//! cursor, sort), takes the actions it gives a meaning to and draws itself,
+//! behind the [`Screen`] trait, so `App` dispatches without knowing which
+//! screen is open and a new screen is a new module (plus the key or row that
+//! opens it).
 //!
 //! A screen's `render` composes its page from the widgets in `crate::interactive::widgets`
 //! (tables, gauges, paint helpers); it stays a pure function of the state
@@ -21,13 +23,14 @@ pub mod sort_menu;
 pub(crate) mod table;
 
 use crate::interactive::app::config::AppConfig;
+use crate::interactive::app::signal::SignalRequest;
 use crate::interactive::keys::{Action, Command};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::{Consumer, SortKey};
 use crate::model::filter::Filter;
 use crate::model::history::{History, Insights};
 use crate::model::{DetailScope, OwnerKey, Snapshot, Warning};
-use crossterm::event::MouseEventKind;
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
@@ -58,7 +61,7 @@ pub struct Ctx<'a> {
 }
 
 /// What a screen did with an action or a mouse event it was offered first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Outcome {
     /// Not for this screen: the application handles it.
     Pass,
@@ -69,16 +72,40 @@ pub enum Outcome {
     /// The screen is done: close it and sort the consumers by this key.
     CloseAndSort(SortKey),
     /// The signal dialog is confirmed: close it and send this.
-    Signal(signal::SignalRequest),
+    Signal(SignalRequest),
+    /// Enter: open this screen over this one.
+    Open(Box<dyn Screen>),
+    /// `c`: open the counters of this port (device name, port index).
+    Counters(String, u32),
+    /// A one-line answer in the footer until the next key (why `c` found
+    /// no port).
+    Status(String),
+    /// `w`: show this title and these paragraphs whole, in a message box.
+    FullText(String, Vec<String>),
 }
 
 /// What `c` finds on a screen: the port (device name, port index) whose
 /// counters to show, or why the selected row leads to none (the footer says it).
 pub type CountersPick = Result<(String, u32), String>;
 
-/// One screen: its state and how it answers every action.
-pub trait Pane: Debug + Any {
-    /// A name for the screen, unique per kind: `e` and `a` find their pane by it.
+impl From<CountersPick> for Outcome {
+    fn from(pick: CountersPick) -> Outcome {
+        match pick {
+            Ok((device, port)) => Outcome::Counters(device, port),
+            Err(why) => Outcome::Status(why),
+        }
+    }
+}
+
+/// One screen: its state, the actions it takes and how it draws.
+///
+/// Every key reaches a screen as the [`Action`] the key table
+/// (`keys/table.rs`) gives it, through [`Screen::on_action`]: a screen
+/// matches the actions it gives a meaning to and passes the rest, so a new
+/// key is a row of the table and an arm in the screens it concerns, never a
+/// new method here.
+pub trait Screen: Debug + Any {
+    /// A name for the screen, unique per kind: `e` and `a` find their screen by it.
     fn id(&self) -> &'static str;
 
     /// Rebuilds the screen's rows from the shown snapshot (once per snapshot
@@ -88,47 +115,24 @@ pub trait Pane: Debug + Any {
     /// Keeps every selection inside its rows and visible in its viewport.
     fn settle(&mut self, _ctx: &Ctx) {}
 
-    /// Rows a page key moves: a page of the body unless the screen knows better.
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(ctx.body.height)
+    /// Offered every action before the application: moving, Enter, `c`,
+    /// `w`, sorting, Tab and the tab numbers mean what this screen makes of
+    /// them; a modal screen (help, the boxes) takes them all. `Pass` leaves
+    /// the action to the application.
+    fn on_action(&mut self, _action: Action, _ctx: &Ctx) -> Outcome {
+        Outcome::Pass
     }
 
-    fn move_selection(&mut self, _delta: isize, _ctx: &Ctx) {}
-
-    /// Enter: the screen to open over this one, if the selection leads anywhere.
-    fn enter(&mut self, _ctx: &Ctx) -> Option<Box<dyn Pane>> {
-        None
+    /// Offered every mouse event before the application (the wheel, a left
+    /// click: select a row, sort by a column). An overlay is modal: it takes
+    /// them all, and a click closes it.
+    fn on_mouse(&mut self, mouse: MouseEvent, _ctx: &Ctx) -> Outcome {
+        match mouse.kind {
+            _ if !self.overlay() => Outcome::Pass,
+            MouseEventKind::Down(_) => Outcome::Close,
+            _ => Outcome::Handled,
+        }
     }
-
-    /// `c`: the port whose counters to show, or why there is none; `None`
-    /// when `c` means nothing on this screen.
-    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
-        None
-    }
-
-    /// `s`, `>`, `<`: sort by the next (or previous) column.
-    fn step_sort(&mut self, _step: isize, _ctx: &Ctx) {}
-
-    /// `r`.
-    fn reverse_sort(&mut self, _ctx: &Ctx) {}
-
-    /// Tab (`tab_key`), BackTab, ← →: the next part of the screen.
-    fn next_pane(&mut self, _step: isize, _tab_key: bool, _ctx: &Ctx) {}
-
-    /// `w`: the title and full text of what is selected (an alert, a
-    /// warning) when a line may have cut it; `None` shows the header's.
-    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
-        None
-    }
-
-    /// `1`..`7`: a part of the screen by number.
-    fn select_tab(&mut self, _index: usize, _ctx: &Ctx) {}
-
-    /// The mouse wheel at (`x`, `y`), `delta` rows.
-    fn wheel(&mut self, _x: u16, _y: u16, _delta: isize, _ctx: &Ctx) {}
-
-    /// A left click at (`x`, `y`): select a row, sort by a column.
-    fn click(&mut self, _x: u16, _y: u16, _ctx: &Ctx) {}
 
     /// Draws the screen in `ctx.body` (an overlay: over `area`, the whole
     /// screen above the footer).
@@ -143,22 +147,6 @@ pub trait Pane: Debug + Any {
         None
     }
 
-    /// Offered every action before the application: a modal screen (help)
-    /// takes them all; a screen closes itself on its own key.
-    fn on_action(&mut self, _action: Action) -> Outcome {
-        Outcome::Pass
-    }
-
-    /// Offered every mouse event before the application. An overlay is
-    /// modal: it takes them all, and a click closes it.
-    fn on_mouse(&mut self, kind: MouseEventKind) -> Outcome {
-        match kind {
-            _ if !self.overlay() => Outcome::Pass,
-            MouseEventKind::Down(_) => Outcome::Close,
-            _ => Outcome::Handled,
-        }
-    }
-
     /// Drawn over the screen below it rather than instead of it (and modal).
     fn overlay(&self) -> bool {
         false
@@ -170,6 +158,52 @@ pub trait Pane: Debug + Any {
     }
 
     fn as_any(&self) -> &dyn Any;
+}
+
+/// How far Up, Down, the page keys, Home and End move a list whose page
+/// is `page` rows; `None` for any other action.
+pub fn selection_step(action: Action, page: u16) -> Option<isize> {
+    let page = isize::try_from(page).unwrap_or(1);
+    match action {
+        Action::Up => Some(-1),
+        Action::Down => Some(1),
+        Action::PageUp => Some(-page),
+        Action::PageDown => Some(page),
+        Action::Home => Some(isize::MIN / 2),
+        Action::End => Some(isize::MAX / 2),
+        _ => None,
+    }
+}
+
+/// Rows the mouse wheel scrolls per notch.
+pub const WHEEL_ROWS: isize = 3;
+
+/// What a mouse event asks of a screen's lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gesture {
+    /// The wheel at (`x`, `y`): scroll this many rows.
+    Wheel { x: u16, y: u16, rows: isize },
+    /// A left click at (`x`, `y`).
+    Click { x: u16, y: u16 },
+}
+
+/// The wheel or left click in `mouse`; `None` for any other mouse event.
+pub fn gesture(mouse: MouseEvent) -> Option<Gesture> {
+    let (x, y) = (mouse.column, mouse.row);
+    match mouse.kind {
+        MouseEventKind::ScrollDown => Some(Gesture::Wheel {
+            x,
+            y,
+            rows: WHEEL_ROWS,
+        }),
+        MouseEventKind::ScrollUp => Some(Gesture::Wheel {
+            x,
+            y,
+            rows: -WHEEL_ROWS,
+        }),
+        MouseEventKind::Down(MouseButton::Left) => Some(Gesture::Click { x, y }),
+        _ => None,
+    }
 }
 
 /// Rows a page key moves in a list `height` rows high: one less, so the

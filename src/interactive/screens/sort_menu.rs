@@ -4,7 +4,7 @@
 use crate::interactive::keys::{Action, sort_key_char};
 use crate::interactive::keys::{Command, table};
 use crate::interactive::rows::consumer_columns::ConsumerColumn;
-use crate::interactive::screens::{Ctx, Outcome, Pane};
+use crate::interactive::screens::{Ctx, Outcome, Screen};
 use crate::interactive::widgets::modal::draw_box;
 use crate::interactive::widgets::paint::{put, style_area};
 use crate::interactive::widgets::theme::Theme;
@@ -50,12 +50,12 @@ impl SortMenu {
     }
 }
 
-impl Pane for SortMenu {
+impl Screen for SortMenu {
     fn id(&self) -> &'static str {
         Self::ID
     }
 
-    fn on_action(&mut self, action: Action) -> Outcome {
+    fn on_action(&mut self, action: Action, _ctx: &Ctx) -> Outcome {
         let last = self.columns.len().saturating_sub(1);
         match action {
             Action::SortMenu | Action::Back | Action::Quit => return Outcome::Close,

@@ -27,7 +27,7 @@ pub fn is_suspend_key(event: &Event) -> bool {
 
 /// Where the view is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Screen {
+pub enum Presence {
     /// Full-screen on the terminal, drawn every turn.
     Shown,
     /// The terminal is the shell's: restop runs in the background.
@@ -46,7 +46,7 @@ pub fn in_foreground() -> bool {
 
 /// Restores the terminal, stops until SIGCONT, then takes the terminal back
 /// if restop was continued in the foreground.
-pub fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Screen> {
+pub fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
     input::park();
     tty::suspend();
     // SIGSTOP cannot be caught: the shell sees restop stopped, as after Ctrl-Z.
@@ -57,16 +57,16 @@ pub fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Screen> {
 /// After a SIGCONT (or a stop restop did not ask for: the shell may have
 /// reset raw mode): in the foreground take the terminal again and clear it
 /// for a full redraw; in the background let go of it without waiting on it.
-pub fn continued(tty: &mut Tty, mouse: bool) -> anyhow::Result<Screen> {
+pub fn continued(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
     let _ = signals::take_continued();
     if !in_foreground() {
         input::park();
         // Only does something when the stop came from outside (SIGSTOP).
         tty::restore();
-        return Ok(Screen::Away);
+        return Ok(Presence::Away);
     }
     tty::resume(mouse)?;
     tty.clear()?;
     input::unpark();
-    Ok(Screen::Shown)
+    Ok(Presence::Shown)
 }

@@ -1,9 +1,11 @@
 //! The interactive terminal runtime: terminal setup and restore, the input
 //! thread, signals and job control, and the event loop that feeds
 //! `App::update` and draws with `frame::draw`. What feeds the app its
-//! snapshots is passed in (`run_app`'s `feed`): `local/` starts this host's
-//! collector or a recording's replayer.
+//! snapshots is passed in (`run_app`'s `start_feed`), behind the [`Feed`]
+//! trait: `local/` starts this host's collector or a recording's replayer,
+//! and another data source brings a feed of its own.
 
+pub mod feed;
 pub(crate) mod hangup;
 pub(crate) mod input;
 pub(crate) mod job;
@@ -13,13 +15,13 @@ pub(crate) mod tty;
 
 use crate::interactive::app::{App, Command, Event};
 use crate::interactive::frame;
-use crate::interactive::local::collector::Control;
-use crate::interactive::local::send_signal;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 use tty::{TerminalGuard, Tty};
+
+pub use feed::Feed;
 
 /// How often the clock ticks (header ages, signal checks) when nothing else happens.
 const TICK: Duration = Duration::from_millis(250);
@@ -34,29 +36,34 @@ fn now_ms() -> crate::model::UnixMs {
     crate::model::time::now()
 }
 
-/// Sets up the terminal and threads around `app`; `feed` starts the thread
-/// that sends it snapshots.
+/// Sets up the terminal and threads around `app`; `start_feed` starts what
+/// sends it its ticks and returns the controls of that feed.
 pub(crate) fn run_app(
     mut app: App,
-    feed: impl FnOnce(Sender<Event>, Receiver<Control>) -> std::io::Result<()>,
+    start_feed: impl FnOnce(Sender<Event>) -> std::io::Result<Box<dyn Feed>>,
 ) -> anyhow::Result<()> {
     let _signals = signals::install()?;
     let _job_control = crate::signals::install_job_control()?;
     let mut guard = TerminalGuard::enter(app.config.mouse)?;
 
     let (events_tx, events_rx) = mpsc::channel();
-    let (control_tx, control_rx) = mpsc::channel();
     let stop_input = Arc::new(AtomicBool::new(false));
     let input = if test_hooks::no_input_thread() {
         None
     } else {
         Some(input::spawn(events_tx.clone(), Arc::clone(&stop_input))?)
     };
-    feed(events_tx.clone(), control_rx)?;
+    let mut feed = start_feed(events_tx.clone())?;
     drop(events_tx);
 
     let hangup = hangup::HangupWatch::new();
-    let result = event_loop(&mut app, guard.terminal(), &events_rx, &control_tx, &hangup);
+    let result = event_loop(
+        &mut app,
+        guard.terminal(),
+        &events_rx,
+        feed.as_mut(),
+        &hangup,
+    );
     let lost = hangup.terminal_lost();
     let result = match result {
         // Whatever failed on a terminal that went away (EIO on a write, or
@@ -66,7 +73,7 @@ pub(crate) fn run_app(
         other => other,
     };
 
-    let _ = control_tx.send(Control::Stop);
+    feed.stop();
     stop_input.store(true, Ordering::SeqCst);
     if lost {
         guard.release_lost();
@@ -84,17 +91,17 @@ fn event_loop(
     app: &mut App,
     terminal: &mut Tty,
     events: &Receiver<Event>,
-    control: &Sender<Control>,
+    feed: &mut dyn Feed,
     hangup: &hangup::HangupWatch,
 ) -> anyhow::Result<()> {
     let size = terminal.size()?;
     let mut first = app.update(Event::Resize(size.width, size.height));
     first.extend(app.update(Event::Tick(now_ms())));
-    if carry_out(app, first, control) {
+    if carry_out(app, first, feed) {
         return Ok(());
     }
     draw(terminal, app)?;
-    let mut screen = job::Screen::Shown;
+    let mut presence = job::Presence::Shown;
     loop {
         // A replay's next snapshot may be due before the next tick.
         let wait = app
@@ -116,15 +123,15 @@ fn event_loop(
         };
         let mouse = app.config.mouse;
         let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
-            screen = job::suspend(terminal, mouse)?;
-            resized_while_away(app, terminal, screen)?;
+            presence = job::suspend(terminal, mouse)?;
+            resized_while_away(app, terminal, presence)?;
             Event::Tick(now_ms())
         } else {
             // `fg` sends SIGCONT; the foreground check also covers a missed one.
-            let back = screen == job::Screen::Away && job::in_foreground();
+            let back = presence == job::Presence::Away && job::in_foreground();
             if crate::signals::take_continued() || back {
-                screen = job::continued(terminal, mouse)?;
-                resized_while_away(app, terminal, screen)?;
+                presence = job::continued(terminal, mouse)?;
+                resized_while_away(app, terminal, presence)?;
             }
             event
         };
@@ -133,10 +140,10 @@ fn event_loop(
         if !ticked {
             commands.extend(app.update(Event::Tick(now_ms())));
         }
-        if carry_out(app, commands, control) {
+        if carry_out(app, commands, feed) {
             return Ok(());
         }
-        if screen == job::Screen::Shown {
+        if presence == job::Presence::Shown {
             draw(terminal, app)?;
         }
     }
@@ -148,9 +155,9 @@ fn event_loop(
 fn resized_while_away(
     app: &mut App,
     terminal: &mut Tty,
-    screen: job::Screen,
+    presence: job::Presence,
 ) -> anyhow::Result<()> {
-    if screen == job::Screen::Shown {
+    if presence == job::Presence::Shown {
         let size = terminal.size()?;
         app.update(Event::Resize(size.width, size.height));
     }
@@ -170,23 +177,22 @@ fn panic_ended() -> anyhow::Error {
     anyhow::anyhow!("a restop thread panicked (message above): the view was ended")
 }
 
-/// Passes the application's commands on, and the result of any signal sent
-/// back to it as an event; true when it asked to quit.
-fn carry_out(app: &mut App, commands: Vec<Command>, control: &Sender<Control>) -> bool {
+/// Passes the application's commands on to the feed, and the result of any
+/// signal sent back to the application as an event; true when it asked to
+/// quit.
+fn carry_out(app: &mut App, commands: Vec<Command>, feed: &mut dyn Feed) -> bool {
     let mut queue = std::collections::VecDeque::from(commands);
     while let Some(command) = queue.pop_front() {
-        let message = match command {
+        match command {
             Command::Quit => return true,
-            Command::SetInterval(d) => Control::SetInterval(d),
-            Command::SetDetails(scope) => Control::SetDetails(scope),
-            Command::ShowRecord(index) => Control::Show(index),
+            Command::SetInterval(d) => feed.set_interval(d),
+            Command::SetDetails(scope) => feed.set_details(scope),
+            Command::ShowRecord(index) => feed.show_record(index),
             Command::Signal(request) => {
-                let outcome = send_signal::send(std::path::Path::new("/proc"), &request);
+                let outcome = feed.send_signal(&request);
                 queue.extend(app.update(Event::SignalResult { request, outcome }));
-                continue;
             }
-        };
-        let _ = control.send(message);
+        }
     }
     false
 }

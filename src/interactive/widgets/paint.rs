@@ -1,6 +1,6 @@
 //! Bounds-checked writes into the frame buffer, so no size ever panics.
 
-use crate::interactive::layout::TablePane;
+use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::fit::{Part, cut_at_word, fit_parts};
 use crate::interactive::widgets::format::pad;
 use ratatui::buffer::Buffer;
@@ -21,14 +21,14 @@ pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Styl
 /// right-aligned for numbers.
 pub fn put_header_cell(
     buf: &mut Buffer,
-    pane: &TablePane,
+    area: &TableArea,
     (x, width): (u16, u16),
     title: &str,
     right: bool,
     style: Style,
 ) {
     let text = pad(title, usize::from(width), right);
-    put(buf, pane.header.x + x, pane.header.y, &text, width, style);
+    put(buf, area.header.x + x, area.header.y, &text, width, style);
 }
 
 /// Writes `text` on the first line of `area` (an empty list's "nothing here").
@@ -56,7 +56,7 @@ pub fn style_area(buf: &mut Buffer, area: Rect, style: Style) {
     }
 }
 
-/// A pane title line: `─ Title ─────…` with optional extra spans after it.
+/// A title line: `─ Title ─────…` with optional extra spans after it.
 pub fn title_line(buf: &mut Buffer, area: Rect, title: Span<'_>, extra: &[Span<'_>], rule: Style) {
     if area.height == 0 || area.width == 0 {
         return;

@@ -1,5 +1,5 @@
-//! How a port's state is written wherever a port is shown (the device view,
-//! the counters view), so both read the same.
+//! How a port's state is written wherever a port is shown (the device screen,
+//! the counters screen), so both read the same.
 
 use crate::interactive::widgets::theme::Theme;
 use crate::model::PortState;

@@ -59,7 +59,7 @@ impl Theme {
         Style::new().add_modifier(Modifier::DIM)
     }
 
-    /// Pane titles and the header's program name.
+    /// Screen titles and the header's program name.
     pub fn title(&self) -> Style {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }

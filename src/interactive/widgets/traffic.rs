@@ -1,5 +1,5 @@
 //! A port's traffic on one line (rates, link use, the counters that
-//! moved), as the counters view and the device view both show it.
+//! moved), as the counters screen and the device screen both show it.
 
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::widgets::rates::{bytes_per_s, packets_per_s};

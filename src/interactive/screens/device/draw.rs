@@ -1,4 +1,4 @@
-//! The device view's top part: the device, its ports with their traffic and
+//! The device screen's top part: the device, its ports with their traffic and
 //! health (a port row opens its counters), usage against the limits, the
 //! rdma cgroup quotas that bind its consumers, and its ERROR QPs.
 
@@ -160,7 +160,7 @@ pub fn quotas_line<'a>(
     spans
 }
 
-/// The device's ERROR QPs, oldest first as the ERROR pane sorts them.
+/// The device's ERROR QPs, oldest first as the ERROR-QP screen sorts them.
 pub fn draw_error_qps(
     buf: &mut Buffer,
     title: Rect,

@@ -1,4 +1,4 @@
-//! The device view (Enter on a device row): the device's ports with their
+//! The device screen (Enter on a device row): the device's ports with their
 //! traffic and health, its limits and the rdma cgroup quotas on it, its
 //! ERROR QPs, and every owner's objects on this device alone. Tab moves
 //! between the ports and the consumers; Enter on a port (or `c`) opens its
@@ -6,16 +6,20 @@
 
 pub(crate) mod draw;
 
-use crate::interactive::keys::{Command, table};
-use crate::interactive::layout::{TablePane, contains, contains_y};
+use crate::interactive::keys::{Action, Command, table};
+use crate::interactive::layout::{TableArea, contains, contains_y};
 use crate::interactive::rows::devices::PortSummary;
 use crate::interactive::screens::device::draw::{
     draw_error_qps, draw_ports, identity_line, limits_line, quotas_line,
 };
-use crate::interactive::screens::drill::DrillView;
-use crate::interactive::screens::port_counters::CountersScreen;
-use crate::interactive::screens::table::{click_table, move_table, settle_table, wheel_table};
-use crate::interactive::screens::{CountersPick, Ctx, Pane, page_of};
+use crate::interactive::screens::drill::DrillScreen;
+use crate::interactive::screens::port_counters::PortCountersScreen;
+use crate::interactive::screens::table::{
+    click_table, move_table, settle_table, sort_step, wheel_table,
+};
+use crate::interactive::screens::{
+    CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
+};
 use crate::interactive::widgets::paint::{put_spans, title_line};
 use crate::interactive::widgets::table::draw as table_draw;
 use crate::interactive::widgets::table::{Cell, Column, ObjectTable, Row};
@@ -24,6 +28,7 @@ use crate::model::consumers::{SortDirection, consumers};
 use crate::model::filter::Filter;
 use crate::model::history::ErrorQpInsight;
 use crate::model::{Device, ResourceType, Snapshot};
+use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
@@ -48,7 +53,7 @@ pub struct DeviceLayout {
     pub quotas: Rect,
     pub errors_title: Rect,
     pub errors: Rect,
-    pub table: TablePane,
+    pub table: TableArea,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +113,7 @@ impl DeviceScreen {
         };
         let errors_title = take(u16::from(self.error_qps > 0 && body.height >= 12));
         let errors = take(error_rows.min(u16::try_from(self.error_qps).unwrap_or(5)));
-        let table = TablePane::new(take(u16::MAX));
+        let table = TableArea::new(take(u16::MAX));
         DeviceLayout {
             identity,
             ports,
@@ -132,12 +137,55 @@ impl DeviceScreen {
             .collect()
     }
 
+    fn move_selection(&mut self, delta: isize) {
+        match self.focus {
+            DeviceFocus::Ports => {
+                let last = self.ports.len().saturating_sub(1);
+                self.port_cursor = self.port_cursor.saturating_add_signed(delta).min(last);
+            }
+            DeviceFocus::Consumers => move_table(&mut self.table, delta),
+        }
+    }
+
+    /// Enter: the selected port's counters, or a consumer's drill-down.
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
+        if self.focus == DeviceFocus::Ports {
+            let (device, port) = self.counters_port()?.ok()?;
+            return Some(Box::new(PortCountersScreen::new(device, port)));
+        }
+        let owner = self.table.selected()?.owner.clone()?;
+        Some(Box::new(DrillScreen::new(owner, ctx.filter)))
+    }
+
+    /// `c`: the selected port (the first one before any is selected).
+    fn counters_port(&self) -> Option<CountersPick> {
+        let port = self.selected_port().or(self.ports.first())?;
+        Some(Ok((self.name.clone(), port.index)))
+    }
+
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
+        if !contains(ctx.body, x, y) {
+            return;
+        }
+        let layout = self.layout(ctx.body);
+        if contains_y(layout.ports, y) {
+            let i = usize::from(y - layout.ports.y);
+            if i < self.ports.len() {
+                self.focus = DeviceFocus::Ports;
+                self.port_cursor = i;
+            }
+        } else if contains(layout.table.area(), x, y) {
+            self.focus = DeviceFocus::Consumers;
+            click_table(&mut self.table, &layout.table, x, y);
+        }
+    }
+
     fn selected_port(&self) -> Option<&PortSummary> {
         self.ports.get(self.port_cursor)
     }
 }
 
-impl Pane for DeviceScreen {
+impl Screen for DeviceScreen {
     fn id(&self) -> &'static str {
         "device"
     }
@@ -189,75 +237,53 @@ impl Pane for DeviceScreen {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        let pane = self.layout(ctx.body).table;
-        settle_table(&mut self.table, &pane);
+        let area = self.layout(ctx.body).table;
+        settle_table(&mut self.table, &area);
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(self.layout(ctx.body).table.rows.height)
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        match self.focus {
-            DeviceFocus::Ports => {
-                let last = self.ports.len().saturating_sub(1);
-                self.port_cursor = self.port_cursor.saturating_add_signed(delta).min(last);
+    fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
+        let page = page_of(self.layout(ctx.body).table.rows.height);
+        if let Some(delta) = selection_step(action, page) {
+            self.move_selection(delta);
+            return Outcome::Handled;
+        }
+        match action {
+            Action::Enter => match self.enter(ctx) {
+                Some(screen) => Outcome::Open(screen),
+                None => Outcome::Handled,
+            },
+            Action::Counters => match self.counters_port() {
+                Some(pick) => pick.into(),
+                None => Outcome::Pass,
+            },
+            Action::SortNext => sort_step(&mut self.table, 1),
+            Action::SortPrev => sort_step(&mut self.table, -1),
+            Action::Reverse => {
+                self.table.reverse();
+                Outcome::Handled
             }
-            DeviceFocus::Consumers => move_table(&mut self.table, delta),
-        }
-    }
-
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
-        if self.focus == DeviceFocus::Ports {
-            let (device, port) = self.counters_port(ctx)?.ok()?;
-            return Some(Box::new(CountersScreen::new(device, port)));
-        }
-        let owner = self.table.selected()?.owner.clone()?;
-        Some(Box::new(DrillView::new(owner, ctx.filter)))
-    }
-
-    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
-        let port = self.selected_port().or(self.ports.first())?;
-        Some(Ok((self.name.clone(), port.index)))
-    }
-
-    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
-        self.table.next_sort_column(step);
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.table.reverse();
-    }
-
-    fn next_pane(&mut self, _step: isize, tab_key: bool, _ctx: &Ctx) {
-        if tab_key {
-            self.focus = match self.focus {
-                DeviceFocus::Ports => DeviceFocus::Consumers,
-                DeviceFocus::Consumers => DeviceFocus::Ports,
-            };
-        }
-    }
-
-    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        let pane = self.layout(ctx.body).table;
-        wheel_table(&mut self.table, &pane, delta);
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if !contains(ctx.body, x, y) {
-            return;
-        }
-        let layout = self.layout(ctx.body);
-        if contains_y(layout.ports, y) {
-            let i = usize::from(y - layout.ports.y);
-            if i < self.ports.len() {
-                self.focus = DeviceFocus::Ports;
-                self.port_cursor = i;
+            // Tab switches between the ports and the consumers.
+            Action::NextPart | Action::PrevPart => {
+                self.focus = match self.focus {
+                    DeviceFocus::Ports => DeviceFocus::Consumers,
+                    DeviceFocus::Consumers => DeviceFocus::Ports,
+                };
+                Outcome::Handled
             }
-        } else if contains(layout.table.area(), x, y) {
-            self.focus = DeviceFocus::Consumers;
-            click_table(&mut self.table, &layout.table, x, y);
+            _ => Outcome::Pass,
         }
+    }
+
+    fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
+        match gesture(mouse) {
+            Some(Gesture::Wheel { rows, .. }) => {
+                let area = self.layout(ctx.body).table;
+                wheel_table(&mut self.table, &area, rows);
+            }
+            Some(Gesture::Click { x, y }) => self.click(x, y, ctx),
+            None => return Outcome::Pass,
+        }
+        Outcome::Handled
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
@@ -286,7 +312,7 @@ impl Pane for DeviceScreen {
             let errors = self.errors(ctx);
             draw_error_qps(buf, layout.errors_title, layout.errors, &errors, theme);
         }
-        let pane = layout.table;
+        let area = layout.table;
         let errors = if self.error_qps > 0 {
             Span::styled(
                 format!("  {} ERROR QPs here (e lists them)", self.error_qps),
@@ -302,7 +328,7 @@ impl Pane for DeviceScreen {
         };
         title_line(
             buf,
-            pane.title,
+            area.title,
             Span::styled(
                 format!("Consumers on {} ({})", self.name, self.table.rows.len()),
                 title_style,
@@ -310,7 +336,7 @@ impl Pane for DeviceScreen {
             &[errors],
             theme.dim(),
         );
-        table_draw::draw(buf, &pane, &self.table, "no objects on this device", theme);
+        table_draw::draw(buf, &area, &self.table, "no objects on this device", theme);
     }
 
     fn hints(&self) -> &'static [&'static Command] {

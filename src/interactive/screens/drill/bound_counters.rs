@@ -3,7 +3,7 @@
 //! command that binds them (restop itself never binds) instead of zeros.
 
 use crate::interactive::app::Ctx;
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::Snapshot;
 use crate::model::counters::bound::{BoundAt, bind_hint, bound_of_owner};
@@ -15,14 +15,14 @@ const VALUES_SHOWN: usize = 3;
 /// QP numbers shown per counter; an auto-mode counter can hold hundreds.
 const QPS_SHOWN: usize = 4;
 
-pub fn bound_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Span<'a>> {
+pub fn bound_line<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Span<'a>> {
     let Some(snapshot) = ctx.snapshot else {
         return Vec::new();
     };
-    let bound = bound_of_owner(snapshot, &view.owner);
+    let bound = bound_of_owner(snapshot, &drill.owner);
     let mut spans = vec![Span::styled("QP counters ", theme.bold())];
     if bound.is_empty() {
-        spans.push(Span::styled(unbound_text(snapshot, view), theme.dim()));
+        spans.push(Span::styled(unbound_text(snapshot, drill), theme.dim()));
         return spans;
     }
     for (i, b) in bound.iter().enumerate() {
@@ -71,8 +71,8 @@ pub fn counter_text(b: &BoundAt<'_>) -> String {
 
 /// Why there is nothing to show: the kernel could not list QP counters, or
 /// none is bound (and how an admin binds them on this owner's first port).
-fn unbound_text(snapshot: &Snapshot, view: &DrillView) -> String {
-    let devices = view
+fn unbound_text(snapshot: &Snapshot, drill: &DrillScreen) -> String {
+    let devices = drill
         .consumer
         .as_ref()
         .map(|c| c.devices.clone())

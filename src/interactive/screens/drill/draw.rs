@@ -2,7 +2,7 @@
 
 use crate::interactive::app::Ctx;
 use crate::interactive::layout::{DrillLayout, DrillLines, drill_layout_for, tab_spans};
-use crate::interactive::screens::drill::{DetailState, DrillView, tab_label};
+use crate::interactive::screens::drill::{DetailState, DrillScreen, tab_label};
 use crate::interactive::widgets::fit::wrap_parts;
 use crate::interactive::widgets::paint::{put, put_spans};
 use crate::interactive::widgets::sparkline::{age_text, signed};
@@ -31,12 +31,12 @@ struct Texts<'a> {
 /// Most lines one text part may take.
 const MAX_LINES: usize = 3;
 
-fn texts<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Texts<'a> {
+fn texts<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Texts<'a> {
     Texts {
-        info: info(view, theme),
-        limits: limits(ctx, view, theme),
-        trend: trend_line(ctx, view, theme),
-        totals: totals(ctx, view, theme),
+        info: info(drill, theme),
+        limits: limits(ctx, drill, theme),
+        trend: trend_line(ctx, drill, theme),
+        totals: totals(ctx, drill, theme),
     }
 }
 
@@ -47,8 +47,8 @@ fn lines_wanted(parts: &[Vec<Span<'_>>], width: usize) -> u16 {
 
 /// Where everything of the drill-down goes: the text lines wrap onto the
 /// rows the table can spare (drawing, scrolling and clicks all use this).
-pub fn layout(ctx: &Ctx, view: &DrillView) -> DrillLayout {
-    let t = texts(ctx, view, &Theme::new(false));
+pub fn layout(ctx: &Ctx, drill: &DrillScreen) -> DrillLayout {
+    let t = texts(ctx, drill, &Theme::new(false));
     layout_of(ctx, &t)
 }
 
@@ -77,25 +77,25 @@ fn put_wrapped(buf: &mut Buffer, area: Rect, parts: Vec<Vec<Span<'_>>>) {
     }
 }
 
-pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
-    let t = texts(ctx, view, theme);
+pub fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
+    let t = texts(ctx, drill, theme);
     let l = layout_of(ctx, &t);
     let buf = frame.buffer_mut();
     put_wrapped(buf, l.info, t.info);
     put_wrapped(buf, l.limits, t.limits);
     put_wrapped(buf, l.trend, t.trend);
 
-    let counts = view.consumer.as_ref().map(|c| c.counts);
-    let labels: Vec<String> = view
+    let counts = drill.consumer.as_ref().map(|c| c.counts);
+    let labels: Vec<String> = drill
         .tabs
         .iter()
         .map(|t| tab_label(*t, counts.map(|c| c.get(*t))))
         .collect();
     for ((x, w), (label, t)) in tab_spans(&labels, l.tabs)
         .iter()
-        .zip(labels.iter().zip(&view.tabs))
+        .zip(labels.iter().zip(&drill.tabs))
     {
-        let style = if *t == view.tab {
+        let style = if *t == drill.tab {
             theme.selected(true).patch(theme.bold())
         } else {
             theme.plain()
@@ -110,7 +110,7 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
         );
     }
 
-    let empty = match view.details {
+    let empty = match drill.details {
         DetailState::Loaded => "none",
         DetailState::Loading => "loading objects…",
         DetailState::NotInFrozen => "frozen before these objects were collected: Space resumes",
@@ -118,7 +118,7 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
     };
     // The QP tab gives its last row to the QP counters bound to this owner.
     let mut table = l.table;
-    if view.tab == ResourceType::Qp && table.rows.height > 3 {
+    if drill.tab == ResourceType::Qp && table.rows.height > 3 {
         table.rows.height -= 1;
         let line = ratatui::layout::Rect::new(
             table.rows.x,
@@ -126,14 +126,14 @@ pub fn draw(frame: &mut Frame, ctx: &Ctx, view: &DrillView, theme: &Theme) {
             table.rows.width,
             1,
         );
-        // Cut after a whole word, as every line of the view.
+        // Cut after a whole word, as every line of the drill.
         let spans =
-            crate::interactive::screens::drill::bound_counters::bound_line(ctx, view, theme);
+            crate::interactive::screens::drill::bound_counters::bound_line(ctx, drill, theme);
         let fitted = wrap_parts(vec![spans], usize::from(line.width), 1);
         put_spans(buf, line, fitted.first().map_or(&[][..], Vec::as_slice));
     }
-    table_draw::draw(buf, &table, &view.table, empty, theme);
-    if view.details != DetailState::Loaded && !view.table.rows.is_empty() {
+    table_draw::draw(buf, &table, &drill.table, empty, theme);
+    if drill.details != DetailState::Loaded && !drill.table.rows.is_empty() {
         // ERROR QPs are always kept, so some rows show before the rest arrive.
         let note = format!(" {empty} ");
         let w = u16::try_from(note.chars().count()).unwrap_or(0);
@@ -150,10 +150,10 @@ fn part<'a>(text: impl Into<String>, style: Style) -> Vec<Span<'a>> {
 
 /// Who: pid, name, user, container, devices, then the command line (the
 /// one part cut at a word when it does not fit).
-fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
-    let Some(c) = &view.consumer else {
+fn info<'a>(drill: &DrillScreen, theme: &Theme) -> Vec<Vec<Span<'a>>> {
+    let Some(c) = &drill.consumer else {
         return vec![
-            part(format!("{}", view.owner), theme.bold()),
+            part(format!("{}", drill.owner), theme.bold()),
             part(
                 "  holds no RDMA objects any more (Esc goes back)",
                 theme.dim(),
@@ -189,8 +189,8 @@ fn info<'a>(view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
 /// `quota /pod1 mlx5_0 hca_object 1990/2000 (99%) · share of used (of max) QP 33% (28%)  MR 12%`:
 /// the owner's tightest cgroup quota first, then how much of its devices
 /// it holds, one part per type.
-fn limits<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
-    let (Some(c), Some(snapshot)) = (&view.consumer, ctx.snapshot) else {
+fn limits<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Vec<Span<'a>>> {
+    let (Some(c), Some(snapshot)) = (&drill.consumer, ctx.snapshot) else {
         return Vec::new();
     };
     let thresholds = &ctx.config.thresholds;
@@ -220,7 +220,7 @@ fn limits<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> 
     parts.push(part("share of used (of max)", theme.bold()));
     let mut any = false;
     for (t, share) in process_shares(snapshot, &c.owner, ctx.filter) {
-        if !view.tabs.contains(&t) || c.counts.get(t) == 0 {
+        if !drill.tabs.contains(&t) || c.counts.get(t) == 0 {
             continue;
         }
         let Some(of_current) = share.of_current else {
@@ -245,8 +245,8 @@ fn limits<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> 
 }
 
 /// "trend over 5 min: QP +30/min MR +90/min  ⚠ leak suspect: +90 MRs in 1 min, never decreased".
-fn trend_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
-    let Some(trend) = ctx.insights.owner(&view.owner) else {
+fn trend_line<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Vec<Span<'a>>> {
+    let Some(trend) = ctx.insights.owner(&drill.owner) else {
         return vec![part("trend: no history yet", theme.dim())];
     };
     let span = trend
@@ -275,7 +275,7 @@ fn trend_line<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a
     let moving: Vec<String> = trend
         .types
         .iter()
-        .filter(|(t, _)| view.tabs.contains(t))
+        .filter(|(t, _)| drill.tabs.contains(t))
         .filter_map(|(t, tt)| match short {
             true if tt.growth != 0 => Some(format!(" {} {}", t.label(), signed(tt.growth))),
             false if tt.rate_per_min != 0.0 => {
@@ -320,12 +320,12 @@ fn rate(per_min: f64) -> String {
 
 /// `total QP 1343 (all INIT: never connected)  CQ 2  MR 652 (2.5 GiB)`:
 /// one part per type, the QPs with every state they are in.
-fn totals<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> {
-    let Some(c) = &view.consumer else {
+fn totals<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Vec<Span<'a>>> {
+    let Some(c) = &drill.consumer else {
         return Vec::new();
     };
     let mut parts = vec![part("total", theme.bold())];
-    for (i, t) in view.tabs.iter().enumerate() {
+    for (i, t) in drill.tabs.iter().enumerate() {
         let n = c.counts.get(*t);
         let sep = if i == 0 { " " } else { "  " };
         let mut spans = vec![Span::raw(format!("{sep}{} {n}", t.label()))];
@@ -339,9 +339,9 @@ fn totals<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> 
             };
             // How long the oldest has been there: a pile of INIT QPs an
             // hour old is a leak, a second old a job starting.
-            let oldest = view
+            let oldest = drill
                 .ages
-                .oldest(*t, view.at)
+                .oldest(*t, drill.at)
                 .map(|a| format!(", oldest {}", age_text(a.ms, a.lower_bound)))
                 .unwrap_or_default();
             spans.push(Span::styled(format!(" ({states}{oldest})"), style));
@@ -355,11 +355,11 @@ fn totals<'a>(ctx: &Ctx, view: &DrillView, theme: &Theme) -> Vec<Vec<Span<'a>>> 
         format!("  ({})", ctx.filter.scope_label()),
         theme.dim(),
     ));
-    let listed = view.listed.get(view.tab);
-    let total = c.counts.get(view.tab);
+    let listed = drill.listed.get(drill.tab);
+    let total = c.counts.get(drill.tab);
     if listed != total {
         parts.push(part(
-            format!("  listed {listed} of {total} {}", view.tab.label()),
+            format!("  listed {listed} of {total} {}", drill.tab.label()),
             theme.dim(),
         ));
     }

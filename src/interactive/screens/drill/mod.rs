@@ -3,12 +3,16 @@
 pub(crate) mod bound_counters;
 pub mod draw;
 
-use crate::interactive::keys::{Command, table};
+use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{contains, contains_y, tab_spans};
 use crate::interactive::rows::object_ages::ObjectAges;
 use crate::interactive::rows::object_rows::{columns_for, default_sort, object_row, row_id};
-use crate::interactive::screens::table::{click_table, move_table, settle_table, wheel_table};
-use crate::interactive::screens::{Ctx, Pane, page_of};
+use crate::interactive::screens::table::{
+    click_table, move_table, settle_table, sort_step, wheel_table,
+};
+use crate::interactive::screens::{
+    Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
+};
 use crate::interactive::widgets::table::{Cell, Column, ObjectTable, RowId};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::{Consumer, consumers};
@@ -16,6 +20,7 @@ use crate::model::filter::Filter;
 use crate::model::{
     DetailScope, Millis, Object, OwnerKey, ResourceType, Snapshot, TypeCounts, UnixMs,
 };
+use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
@@ -34,7 +39,7 @@ pub enum DetailState {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct DrillView {
+pub struct DrillScreen {
     pub owner: OwnerKey,
     /// The owner's row in the consumers table (totals, name, process details);
     /// `None` once the owner holds nothing any more.
@@ -46,7 +51,7 @@ pub struct DrillView {
     /// counts while loading: only ERROR QPs are always kept).
     pub listed: TypeCounts,
     pub details: DetailState,
-    /// The row to select once the objects are listed (an ERROR QP opened from its pane).
+    /// The row to select once the objects are listed (an ERROR QP opened from the ERROR-QP screen).
     pending_select: Option<RowId>,
     /// How long each listed object has been seen (the AGE column, "oldest").
     pub ages: ObjectAges,
@@ -64,12 +69,12 @@ fn drill_columns(t: ResourceType) -> (Vec<Column>, usize) {
     (columns, sort)
 }
 
-impl DrillView {
-    pub fn new(owner: OwnerKey, filter: &Filter) -> DrillView {
+impl DrillScreen {
+    pub fn new(owner: OwnerKey, filter: &Filter) -> DrillScreen {
         let tabs = filter.visible_types();
         let tab = tabs.first().copied().unwrap_or(ResourceType::Qp);
         let (columns, sort) = drill_columns(tab);
-        DrillView {
+        DrillScreen {
             owner,
             consumer: None,
             tabs,
@@ -85,7 +90,7 @@ impl DrillView {
     }
 
     /// Opens on the object `id` (on its tab's first refresh).
-    pub fn selecting(mut self, id: RowId) -> DrillView {
+    pub fn selecting(mut self, id: RowId) -> DrillScreen {
         self.pending_select = Some(id);
         self
     }
@@ -176,6 +181,36 @@ impl DrillView {
         }
     }
 
+    fn tab_step(&mut self, step: isize, ctx: &Ctx) -> Outcome {
+        self.step_tab(step, ctx.snapshot, ctx.filter);
+        Outcome::Handled
+    }
+
+    /// `1`..`7`: the tab by number.
+    fn select_tab(&mut self, index: usize, ctx: &Ctx) {
+        if let Some(t) = self.tabs.get(index).copied() {
+            self.show_tab(t, ctx.snapshot, ctx.filter);
+        }
+    }
+
+    /// A click on a tab shows it; on the table sorts or selects.
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
+        if !contains(ctx.body, x, y) {
+            return;
+        }
+        let l = draw::layout(ctx, self);
+        if contains_y(l.tabs, y) {
+            let hit = tab_spans(&self.tab_labels(), l.tabs)
+                .iter()
+                .position(|(tx, w)| x >= *tx && x < tx.saturating_add(*w));
+            if let Some(i) = hit {
+                self.select_tab(i, ctx);
+            }
+        } else {
+            click_table(&mut self.table, &l.table, x, y);
+        }
+    }
+
     fn tab_labels(&self) -> Vec<String> {
         self.tabs
             .iter()
@@ -189,7 +224,7 @@ pub fn tab_label(t: ResourceType, count: Option<u64>) -> String {
     format!(" {} {} ", t.label(), count.unwrap_or(0))
 }
 
-impl Pane for DrillView {
+impl Screen for DrillScreen {
     fn selected_process(&self) -> Option<&Consumer> {
         self.consumer.as_ref()
     }
@@ -233,65 +268,48 @@ impl Pane for DrillView {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        let pane = crate::interactive::screens::drill::draw::layout(ctx, self).table;
-        settle_table(&mut self.table, &pane);
+        let area = draw::layout(ctx, self).table;
+        settle_table(&mut self.table, &area);
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(
-            crate::interactive::screens::drill::draw::layout(ctx, self)
-                .table
-                .rows
-                .height,
-        )
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        move_table(&mut self.table, delta);
-    }
-
-    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
-        self.table.next_sort_column(step);
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.table.reverse();
-    }
-
-    fn next_pane(&mut self, step: isize, _tab_key: bool, ctx: &Ctx) {
-        self.step_tab(step, ctx.snapshot, ctx.filter);
-    }
-
-    fn select_tab(&mut self, index: usize, ctx: &Ctx) {
-        if let Some(t) = self.tabs.get(index).copied() {
-            self.show_tab(t, ctx.snapshot, ctx.filter);
+    fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
+        let page = page_of(draw::layout(ctx, self).table.rows.height);
+        if let Some(delta) = selection_step(action, page) {
+            move_table(&mut self.table, delta);
+            return Outcome::Handled;
         }
-    }
-
-    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        let pane = crate::interactive::screens::drill::draw::layout(ctx, self).table;
-        wheel_table(&mut self.table, &pane, delta);
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if !contains(ctx.body, x, y) {
-            return;
-        }
-        let l = crate::interactive::screens::drill::draw::layout(ctx, self);
-        if contains_y(l.tabs, y) {
-            let hit = tab_spans(&self.tab_labels(), l.tabs)
-                .iter()
-                .position(|(tx, w)| x >= *tx && x < tx.saturating_add(*w));
-            if let Some(i) = hit {
-                Pane::select_tab(self, i, ctx);
+        match action {
+            Action::SortNext => sort_step(&mut self.table, 1),
+            Action::SortPrev => sort_step(&mut self.table, -1),
+            Action::Reverse => {
+                self.table.reverse();
+                Outcome::Handled
             }
-        } else {
-            click_table(&mut self.table, &l.table, x, y);
+            // Tab, BackTab, ← →: the next or previous type.
+            Action::NextPart | Action::Right => self.tab_step(1, ctx),
+            Action::PrevPart | Action::Left => self.tab_step(-1, ctx),
+            Action::Tab(index) => {
+                self.select_tab(index, ctx);
+                Outcome::Handled
+            }
+            _ => Outcome::Pass,
         }
+    }
+
+    fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
+        match gesture(mouse) {
+            Some(Gesture::Wheel { rows, .. }) => {
+                let area = draw::layout(ctx, self).table;
+                wheel_table(&mut self.table, &area, rows);
+            }
+            Some(Gesture::Click { x, y }) => self.click(x, y, ctx),
+            None => return Outcome::Pass,
+        }
+        Outcome::Handled
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
-        crate::interactive::screens::drill::draw::draw(frame, ctx, self, theme);
+        draw::draw(frame, ctx, self, theme);
     }
 
     fn hints(&self) -> &'static [&'static Command] {

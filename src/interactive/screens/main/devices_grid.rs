@@ -1,4 +1,4 @@
-//! Where each column of the device pane goes at a given width.
+//! Where each column of the devices table goes at a given width.
 //!
 //! Every column has a narrowest useful width and a priority. Columns are
 //! dropped, lowest priority first, until the rest fit at their narrowest;
@@ -33,7 +33,7 @@ pub const HEALTH_FIRST: u16 = 32;
 pub enum Column {
     Name,
     Port,
-    /// A usage gauge, by index into the pane's types.
+    /// A usage gauge, by index into the table's types.
     Gauge(usize),
     Tx,
     Rx,
@@ -70,7 +70,7 @@ pub struct Placed {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Grid {
-    /// In screen order, x relative to the pane.
+    /// In screen order, x relative to the table.
     pub columns: Vec<Placed>,
     /// The port cell has room for state, netdev and `+N`.
     pub port_full: bool,
@@ -161,7 +161,7 @@ fn priority(column: Column, types: &[ResourceType], counters: bool) -> usize {
     }
 }
 
-/// Plans the pane's columns for `rows` (with their `traffic`) at `width`.
+/// Plans the devices table's columns for `rows` (with their `traffic`) at `width`.
 pub fn plan_grid(
     rows: &[DeviceRow],
     traffic: &[DeviceTraffic],
@@ -454,7 +454,7 @@ mod tests {
     }
 
     #[test]
-    fn narrow_panes_drop_columns_by_priority() {
+    fn narrow_tables_drop_columns_by_priority() {
         let g = plan(40);
         assert!(g.has(Column::Name) && g.has(Column::Gauge(0)));
         assert!(g.has(Column::Tx));

@@ -1,7 +1,7 @@
 //! The top-consumers table.
 
 use crate::interactive::app::{Ctx, Focus, Level, Thresholds};
-use crate::interactive::layout::TablePane;
+use crate::interactive::layout::TableArea;
 use crate::interactive::rows::consumer_columns::ConsumerColumn;
 use crate::interactive::screens::main::MainScreen;
 use crate::interactive::widgets::cursor::visible_offset;
@@ -18,7 +18,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: &TableArea, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
     let buf = frame.buffer_mut();
     let focused = main.focus == Focus::Consumers;
     let title_style = if focused { theme.title() } else { theme.bold() };
@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     }
     title_line(
         buf,
-        pane.title,
+        area.title,
         Span::styled(
             format!(
                 "Top consumers{} ({}) {}",
@@ -52,8 +52,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         theme.dim(),
     );
 
-    let placed = main.placed_columns(ctx, pane.header.width);
-    if pane.header.height > 0 {
+    let placed = main.placed_columns(ctx, area.header.width);
+    if area.header.height > 0 {
         for p in &placed {
             let sorted =
                 p.column.sort_key() == main.sort && !matches!(p.column, ConsumerColumn::Trend(_));
@@ -68,7 +68,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
                 theme.column_header()
             };
             let right = p.column.right_aligned();
-            put_header_cell(buf, pane, (p.x, p.width), &title, right, style);
+            put_header_cell(buf, area, (p.x, p.width), &title, right, style);
         }
     }
 
@@ -78,14 +78,14 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
             (Some(_), Some(_)) => "nothing matches the filter (Esc clears it)",
             (Some(_), None) => "no process holds RDMA resources",
         };
-        put_line(buf, pane.rows, message, theme.dim());
+        put_line(buf, area.rows, message, theme.dim());
         return;
     }
 
-    let height = usize::from(pane.rows.height);
+    let height = usize::from(area.rows.height);
     let offset = visible_offset(main.consumer_cursor, main.rows.len(), height);
     for (i, row) in main.rows.iter().enumerate().skip(offset).take(height) {
-        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let y = area.rows.y + u16::try_from(i - offset).unwrap_or(0);
         let c = &row.total;
         let delta = main.deltas.get(&c.owner);
         for p in &placed {
@@ -101,10 +101,10 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
                 ConsumerColumn::Name => with_growth(ctx, row, text, style, width, theme),
                 _ => (pad(&text, width, p.column.right_aligned()), style),
             };
-            put(buf, pane.rows.x + p.x, y, &text, p.width, style);
+            put(buf, area.rows.x + p.x, y, &text, p.width, style);
         }
         if i == main.consumer_cursor.selected {
-            let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
+            let line = Rect::new(area.rows.x, y, area.rows.width, 1);
             style_area(buf, line, theme.selected(focused));
         }
     }

@@ -1,11 +1,11 @@
-//! The device pane: one row per device (VFs under their PF), one gauge per
+//! The devices table: one row per device (VFs under their PF), one gauge per
 //! type, then the ports' traffic (TX/RX per second, % of the link) and a
 //! health cell naming the error and congestion counters that moved. The
 //! figures come from the counters model through `app::devices_view`; this
 //! file only lays them out (columns: `devices_grid`).
 
 use crate::interactive::app::{Ctx, Focus};
-use crate::interactive::layout::TablePane;
+use crate::interactive::layout::TableArea;
 use crate::interactive::rows::devices::{DeviceRow, DeviceTraffic, Traffic};
 use crate::interactive::screens::main::MainScreen;
 use crate::interactive::screens::main::devices_grid::{
@@ -75,7 +75,7 @@ pub fn fit_names(names: &[String], width: usize) -> String {
     out
 }
 
-pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: &TableArea, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
     let buf = frame.buffer_mut();
     let focused = main.focus == Focus::Devices;
     let title_style = if focused { theme.title() } else { theme.bold() };
@@ -85,8 +85,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     let off = main
         .devices
         .len()
-        .saturating_sub(usize::from(pane.rows.height));
-    let room = usize::from(pane.title.width).saturating_sub(count.chars().count() + 3);
+        .saturating_sub(usize::from(area.rows.height));
+    let room = usize::from(area.title.width).saturating_sub(count.chars().count() + 3);
     let mark = [
         format!(" {off} more, worst first (Tab ↓)"),
         format!(" {off} more (Tab ↓)"),
@@ -94,12 +94,12 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
     ]
     .into_iter()
     .find(|m| m.chars().count() <= room)
-    .filter(|_| off > 0 && pane.rows.height > 0)
+    .filter(|_| off > 0 && area.rows.height > 0)
     .map(|m| vec![Span::styled(m, theme.warning())])
     .unwrap_or_default();
     title_line(
         buf,
-        pane.title,
+        area.title,
         Span::styled(count, title_style),
         &mark,
         theme.dim(),
@@ -128,12 +128,12 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         &main.devices,
         &traffic,
         &types,
-        pane.header.width,
+        area.header.width,
         ctx.sparklines,
         health,
     );
 
-    if pane.header.height > 0 {
+    if area.header.height > 0 {
         let style = theme.column_header();
         for p in &g.columns {
             let right = !matches!(
@@ -141,7 +141,7 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
                 Column::Name | Column::Port | Column::Health | Column::Gauge(_)
             );
             let title = p.column.title(&types);
-            put_header_cell(buf, pane, (p.x, p.width), title, right, style);
+            put_header_cell(buf, area, (p.x, p.width), title, right, style);
         }
     }
 
@@ -151,11 +151,11 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         } else {
             "collecting…"
         };
-        put_line(buf, pane.rows, message, theme.dim());
+        put_line(buf, area.rows, message, theme.dim());
         return;
     }
 
-    let height = usize::from(pane.rows.height);
+    let height = usize::from(area.rows.height);
     let offset = visible_offset(main.device_cursor, main.devices.len(), height);
     for (i, (row, t)) in main
         .devices
@@ -165,8 +165,8 @@ pub fn draw(frame: &mut Frame, pane: &TablePane, main: &MainScreen, ctx: &Ctx, t
         .skip(offset)
         .take(height)
     {
-        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
-        let line = Rect::new(pane.rows.x, y, pane.rows.width, 1);
+        let y = area.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let line = Rect::new(area.rows.x, y, area.rows.width, 1);
         draw_row(buf, line, row, t, &g, ctx, theme);
         if focused && i == main.device_cursor.selected {
             style_area(buf, line, theme.selected(true));

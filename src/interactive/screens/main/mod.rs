@@ -1,14 +1,17 @@
-//! The main screen: the device pane over the top-consumers table. Tab moves
-//! the focus between them; Enter opens a consumer's drill-down, a group's
-//! processes or a device's view. `o` groups the consumers by container or pod.
+//! The main screen: the problems strip (what is wrong, most severe first),
+//! the devices table, then the top-consumers table. Tab moves the focus
+//! between them; Enter opens a consumer's drill-down, a group's processes, a
+//! device screen or what a problem is about. `o` groups the consumers by
+//! container or pod.
 
 pub(crate) mod devices_grid;
 pub(crate) mod draw_consumers;
 pub(crate) mod draw_devices;
+pub(crate) mod problems_strip;
 pub(crate) mod trouble;
 
 use crate::interactive::app::config::default_direction;
-use crate::interactive::keys::{Command, table};
+use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::interactive::rows::consumer_columns::{
     ConsumerColumn, PlacedColumn, fit_consumer_columns_keeping,
@@ -16,24 +19,29 @@ use crate::interactive::rows::consumer_columns::{
 use crate::interactive::rows::devices::{DeviceRow, device_rows};
 use crate::interactive::rows::owner_trends::{baseline_deltas, group_deltas, sort_by_delta};
 use crate::interactive::screens::device::DeviceScreen;
-use crate::interactive::screens::drill::DrillView;
+use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::group::GroupScreen;
-use crate::interactive::screens::{CountersPick, Ctx, Pane, page_of};
+use crate::interactive::screens::{
+    CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
+};
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
+use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
-/// Which main-screen pane the movement keys act on.
+/// Which part of the main screen the movement keys act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
+    /// The problems strip (only while it lists something).
+    Problems,
     Devices,
     Consumers,
 }
@@ -45,6 +53,10 @@ pub struct MainScreen {
     pub devices: Vec<DeviceRow>,
     /// The devices in PF-then-VF order, as read from the snapshot.
     device_tree: Vec<DeviceRow>,
+    /// The selected entry of the problems strip.
+    pub problem_cursor: Cursor,
+    /// How many problems the strip has to show (its height follows).
+    problems_len: usize,
     pub device_cursor: Cursor,
     /// Every consumer the filters admit, in row order (a group's members together):
     /// the rows themselves when grouping by process.
@@ -73,6 +85,8 @@ impl MainScreen {
         MainScreen {
             devices: Vec::new(),
             device_tree: Vec::new(),
+            problem_cursor: Cursor::default(),
+            problems_len: 0,
             device_cursor: Cursor::default(),
             consumers: Vec::new(),
             rows: Vec::new(),
@@ -103,8 +117,48 @@ impl MainScreen {
         self.refresh(ctx);
     }
 
+    /// The panes under the problems strip.
     pub fn layout(&self, body: Rect) -> MainLayout {
-        main_layout(body, self.devices.len())
+        main_layout(self.split(body).1, self.devices.len())
+    }
+
+    /// The problems strip's area and the body under it.
+    pub fn split(&self, body: Rect) -> (Rect, Rect) {
+        problems_strip::split(body, self.problems_len)
+    }
+
+    /// Orders the device rows for the pane's room at this size, the
+    /// selected device kept selected while the pane has the focus.
+    fn arrange_devices(&mut self, ctx: &Ctx) {
+        let under = self.split(ctx.body).1;
+        let room = usize::from(
+            main_layout(under, self.device_tree.len())
+                .devices
+                .rows
+                .height,
+        );
+        let selected = self
+            .devices
+            .get(self.device_cursor.selected)
+            .map(|d| d.name.clone())
+            .filter(|_| self.focus == Focus::Devices);
+        self.devices = trouble::arrange(&self.device_tree, room, &ctx.config.thresholds);
+        // Unfocused, the pane shows its first (most troubled) rows, not an
+        // old selection.
+        match selected.and_then(|n| self.devices.iter().position(|d| d.name == n)) {
+            Some(i) => self.device_cursor.selected = i,
+            None if self.focus != Focus::Devices => self.device_cursor = Cursor::default(),
+            None => {}
+        }
+    }
+
+    /// Takes in how many problems there are to show; the strip's focus
+    /// moves on when it empties.
+    fn count_problems(&mut self, ctx: &Ctx) {
+        self.problems_len = ctx.insights.problems.len();
+        if self.problems_len == 0 && self.focus == Focus::Problems {
+            self.focus = Focus::Consumers;
+        }
     }
 
     /// Sorts by the chosen column; with a baseline, counts sort by their change.
@@ -202,105 +256,19 @@ impl MainScreen {
         }
     }
 
-    /// Orders the device rows for the pane's room at this size, the
-    /// selected device kept selected.
-    fn arrange_devices(&mut self, ctx: &Ctx) {
-        let room = usize::from(
-            main_layout(ctx.body, self.device_tree.len())
-                .devices
-                .rows
-                .height,
-        );
-        let selected = self
-            .devices
-            .get(self.device_cursor.selected)
-            .map(|d| d.name.clone());
-        self.devices = trouble::arrange(&self.device_tree, room, &ctx.config.thresholds);
-        // Followed only while the pane has the focus: unfocused, the pane
-        // shows its first (most troubled) rows, not an old selection.
-        let selected = selected.filter(|_| self.focus == Focus::Devices);
-        match selected.and_then(|n| self.devices.iter().position(|d| d.name == n)) {
-            Some(i) => self.device_cursor.selected = i,
-            None if self.focus != Focus::Devices => self.device_cursor = Cursor::default(),
-            None => {}
-        }
-    }
-
-    fn click_devices(&mut self, main: &MainLayout, y: u16) {
-        self.focus = Focus::Devices;
-        if let Some(i) = main.devices.row_at(y) {
-            let len = self.devices.len();
-            let height = usize::from(main.devices.rows.height);
-            let offset = visible_offset(self.device_cursor, len, height);
-            if offset + i < len {
-                self.device_cursor.selected = offset + i;
-            }
-        }
-    }
-
-    fn click_consumers(&mut self, main: &MainLayout, x: u16, y: u16, ctx: &Ctx) {
-        let pane = main.consumers;
-        self.focus = Focus::Consumers;
-        if contains_y(pane.header, y) {
-            let placed = self.placed_columns(ctx, pane.header.width);
-            let rel = x.saturating_sub(pane.header.x);
-            if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
-                self.sort_by(p.column.sort_key());
-            }
-        } else if let Some(i) = pane.row_at(y) {
-            let len = self.rows.len();
-            let height = usize::from(pane.rows.height);
-            if self.consumer_cursor.select_visible(i, len, height) {
-                self.remember_consumer();
-            }
-        }
-    }
-}
-
-impl Pane for MainScreen {
-    fn selected_process(&self) -> Option<&Consumer> {
-        match self.focus {
-            Focus::Consumers => self.selected_consumer(),
-            Focus::Devices => None,
-        }
-    }
-
-    fn id(&self) -> &'static str {
-        "main"
-    }
-
-    fn refresh(&mut self, ctx: &Ctx) {
-        let Some(snapshot) = ctx.snapshot else {
-            return;
-        };
-        self.device_tree = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
-        self.arrange_devices(ctx);
-        let consumers = consumers(snapshot, ctx.filter);
-        let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
-        self.rows = group_consumers(&consumers, self.grouping);
-        self.deltas = group_deltas(&self.rows, &deltas);
-        self.resort();
-    }
-
-    fn settle(&mut self, ctx: &Ctx) {
-        self.arrange_devices(ctx);
-        let main = self.layout(ctx.body);
-        self.device_cursor
-            .settle(self.devices.len(), usize::from(main.devices.rows.height));
-        self.consumer_cursor
-            .settle(self.rows.len(), usize::from(main.consumers.rows.height));
-    }
-
+    /// Rows a page key moves in the focused table.
     fn page_rows(&self, ctx: &Ctx) -> u16 {
         let main = self.layout(ctx.body);
         page_of(match self.focus {
+            Focus::Problems => self.split(ctx.body).0.height,
             Focus::Devices => main.devices.rows.height,
             Focus::Consumers => main.consumers.rows.height,
         })
     }
 
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
+    fn move_selection(&mut self, delta: isize) {
         match self.focus {
+            Focus::Problems => self.problem_cursor.move_by(delta, self.problems_len),
             Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
             Focus::Consumers => {
                 self.consumer_cursor.move_by(delta, self.rows.len());
@@ -309,7 +277,13 @@ impl Pane for MainScreen {
         }
     }
 
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Pane>> {
+    /// Enter: the selected device's screen, a group's processes or a
+    /// consumer's drill-down.
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
+        if self.focus == Focus::Problems {
+            let p = ctx.insights.problems.get(self.problem_cursor.selected)?;
+            return Some(problems_strip::open(p, ctx.filter));
+        }
         if self.focus == Focus::Devices {
             let device = self.devices.get(self.device_cursor.selected)?;
             return Some(Box::new(DeviceScreen::new(device.name.clone())));
@@ -318,19 +292,25 @@ impl Pane for MainScreen {
         if row.is_group() {
             return Some(Box::new(GroupScreen::new(row, self.grouping)));
         }
-        Some(Box::new(DrillView::new(
+        Some(Box::new(DrillScreen::new(
             row.total.owner.clone(),
             ctx.filter,
         )))
     }
 
-    fn counters_port(&self, _ctx: &Ctx) -> Option<CountersPick> {
+    /// `c`: the first port of the selected device.
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        if self.focus == Focus::Problems {
+            let p = ctx.insights.problems.get(self.problem_cursor.selected)?;
+            return problems_strip::counters_of(p, ctx);
+        }
         let device = self.devices.get(self.device_cursor.selected)?;
         let port = device.ports.first()?;
         Some(Ok((device.name.clone(), port.index)))
     }
 
-    fn step_sort(&mut self, step: isize, ctx: &Ctx) {
+    /// `s`, `>`, `<`: the next (or previous) column shown at this width.
+    fn step_sort(&mut self, step: isize, ctx: &Ctx) -> Outcome {
         let cols = self.visible_columns(ctx);
         let n = cols.len() as isize;
         let current = cols.iter().position(|c| c.sort_key() == self.sort);
@@ -343,20 +323,7 @@ impl Pane for MainScreen {
             self.direction = default_direction(self.sort);
         }
         self.resort();
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.direction = self.direction.reversed();
-        self.resort();
-    }
-
-    fn next_pane(&mut self, _step: isize, tab_key: bool, _ctx: &Ctx) {
-        if tab_key {
-            self.focus = match self.focus {
-                Focus::Devices => Focus::Consumers,
-                Focus::Consumers => Focus::Devices,
-            };
-        }
+        Outcome::Handled
     }
 
     fn wheel(&mut self, x: u16, y: u16, delta: isize, ctx: &Ctx) {
@@ -389,7 +356,135 @@ impl Pane for MainScreen {
         }
     }
 
+    fn click_devices(&mut self, main: &MainLayout, y: u16) {
+        self.focus = Focus::Devices;
+        if let Some(i) = main.devices.row_at(y) {
+            let len = self.devices.len();
+            let height = usize::from(main.devices.rows.height);
+            let offset = visible_offset(self.device_cursor, len, height);
+            if offset + i < len {
+                self.device_cursor.selected = offset + i;
+            }
+        }
+    }
+
+    fn click_consumers(&mut self, main: &MainLayout, x: u16, y: u16, ctx: &Ctx) {
+        let area = main.consumers;
+        self.focus = Focus::Consumers;
+        if contains_y(area.header, y) {
+            let placed = self.placed_columns(ctx, area.header.width);
+            let rel = x.saturating_sub(area.header.x);
+            if let Some(p) = placed.iter().find(|p| rel >= p.x && rel < p.x + p.width) {
+                self.sort_by(p.column.sort_key());
+            }
+        } else if let Some(i) = area.row_at(y) {
+            let len = self.rows.len();
+            let height = usize::from(area.rows.height);
+            if self.consumer_cursor.select_visible(i, len, height) {
+                self.remember_consumer();
+            }
+        }
+    }
+}
+
+impl Screen for MainScreen {
+    fn selected_process(&self) -> Option<&Consumer> {
+        match self.focus {
+            Focus::Consumers => self.selected_consumer(),
+            Focus::Devices | Focus::Problems => None,
+        }
+    }
+
+    fn id(&self) -> &'static str {
+        "main"
+    }
+
+    fn refresh(&mut self, ctx: &Ctx) {
+        let Some(snapshot) = ctx.snapshot else {
+            return;
+        };
+        self.count_problems(ctx);
+        self.device_tree = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
+        self.arrange_devices(ctx);
+        let consumers = consumers(snapshot, ctx.filter);
+        let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
+        self.rows = group_consumers(&consumers, self.grouping);
+        self.deltas = group_deltas(&self.rows, &deltas);
+        self.resort();
+    }
+
+    fn settle(&mut self, ctx: &Ctx) {
+        self.count_problems(ctx);
+        self.arrange_devices(ctx);
+        let (strip, _) = self.split(ctx.body);
+        self.problem_cursor
+            .settle(self.problems_len, usize::from(strip.height));
+        let main = self.layout(ctx.body);
+        self.device_cursor
+            .settle(self.devices.len(), usize::from(main.devices.rows.height));
+        self.consumer_cursor
+            .settle(self.rows.len(), usize::from(main.consumers.rows.height));
+    }
+
+    fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
+        if let Some(delta) = selection_step(action, self.page_rows(ctx)) {
+            self.move_selection(delta);
+            return Outcome::Handled;
+        }
+        match action {
+            Action::Enter => match self.enter(ctx) {
+                Some(screen) => Outcome::Open(screen),
+                None => Outcome::Handled,
+            },
+            Action::Counters => match self.counters_port(ctx) {
+                Some(pick) => pick.into(),
+                None => Outcome::Pass,
+            },
+            Action::SortNext => self.step_sort(1, ctx),
+            Action::SortPrev => self.step_sort(-1, ctx),
+            Action::Reverse => {
+                self.direction = self.direction.reversed();
+                self.resort();
+                Outcome::Handled
+            }
+            // Tab: consumers → devices → problems (while there are any);
+            // Shift-Tab the other way.
+            Action::NextPart | Action::PrevPart => {
+                let strip = self.problems_len > 0;
+                let forward = action == Action::NextPart;
+                self.focus = match (self.focus, forward) {
+                    (Focus::Consumers, true) | (Focus::Problems, false) => Focus::Devices,
+                    (Focus::Devices, true) if strip => Focus::Problems,
+                    (Focus::Consumers, false) if strip => Focus::Problems,
+                    (Focus::Consumers, false) => Focus::Devices,
+                    _ => Focus::Consumers,
+                };
+                Outcome::Handled
+            }
+            _ => Outcome::Pass,
+        }
+    }
+
+    fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
+        match gesture(mouse) {
+            Some(Gesture::Wheel { x, y, rows }) => self.wheel(x, y, rows, ctx),
+            Some(Gesture::Click { x, y }) => self.click(x, y, ctx),
+            None => return Outcome::Pass,
+        }
+        Outcome::Handled
+    }
+
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
+        let (strip, _) = self.split(ctx.body);
+        problems_strip::draw(
+            frame.buffer_mut(),
+            strip,
+            &ctx.insights.problems,
+            self.problem_cursor,
+            self.focus == Focus::Problems,
+            ctx,
+            theme,
+        );
         let main = self.layout(ctx.body);
         crate::interactive::screens::main::draw_devices::draw(
             frame,

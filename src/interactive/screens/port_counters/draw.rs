@@ -1,4 +1,4 @@
-//! The counters view of one port: the port and its traffic on top, then
+//! The counters screen of one port: the port and its traffic on top, then
 //! one row per counter (name, value, rate, sparkline, meaning). Figures come
 //! from `app::counters_view`; this lays them out and marks moved counters.
 
@@ -7,7 +7,7 @@ use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, Mark, Origin, find_port, sparkline_values,
 };
-use crate::interactive::screens::port_counters::CountersScreen;
+use crate::interactive::screens::port_counters::PortCountersScreen;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_spans, style_area, title_line};
@@ -32,7 +32,7 @@ pub enum Kind {
     Meaning,
 }
 
-/// One column of the counters table, x relative to the pane.
+/// One column of the counters table, x relative to the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CounterColumn {
     pub kind: Kind,
@@ -107,7 +107,7 @@ const fn col(
     }
 }
 
-pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme) {
+pub fn draw(frame: &mut Frame, screen: &PortCountersScreen, ctx: &Ctx, theme: &Theme) {
     let body = ctx.body;
     let buf = frame.buffer_mut();
     let line = |i: u16| Rect::new(body.x, body.y + i, body.width, u16::from(i < body.height));
@@ -127,7 +127,7 @@ pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme
     put_spans(buf, line(0), &port_line(&screen.device, port, theme));
     put_spans(buf, line(1), &traffic_line(&summary, theme));
 
-    let pane = CountersScreen::pane(body);
+    let area = PortCountersScreen::table_area(body);
     let sorted = match (screen.sort, screen.descending) {
         (CounterSort::Name, false) => "name",
         (CounterSort::Name, true) => "name, Z first",
@@ -136,7 +136,7 @@ pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme
     };
     title_line(
         buf,
-        pane.title,
+        area.title,
         Span::styled(
             format!(
                 "Counters of {} port {} ({})",
@@ -149,7 +149,7 @@ pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme
         &[Span::styled(format!("  sorted by {sorted}"), theme.dim())],
         theme.dim(),
     );
-    let cols = columns(&screen.rows, pane.header.width);
+    let cols = columns(&screen.rows, area.header.width);
     for c in &cols {
         let arrow = match (c.sort == Some(screen.sort), screen.descending) {
             (true, true) => "▼",
@@ -159,7 +159,7 @@ pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme
         let right = matches!(c.kind, Kind::Value | Kind::Rate);
         let title = format!("{}{arrow}", c.title);
         let style = theme.column_header();
-        put_header_cell(buf, &pane, (c.x, c.width), &title, right, style);
+        put_header_cell(buf, &area, (c.x, c.width), &title, right, style);
     }
     if screen.rows.is_empty() {
         let why = match &summary.traffic {
@@ -168,23 +168,23 @@ pub fn draw(frame: &mut Frame, screen: &CountersScreen, ctx: &Ctx, theme: &Theme
         };
         put(
             buf,
-            pane.rows.x,
-            pane.rows.y,
+            area.rows.x,
+            area.rows.y,
             &why,
-            pane.rows.width,
+            area.rows.width,
             theme.dim(),
         );
         return;
     }
-    let height = usize::from(pane.rows.height);
+    let height = usize::from(area.rows.height);
     let offset = visible_offset(screen.cursor, screen.rows.len(), height);
     for (i, row) in screen.rows.iter().enumerate().skip(offset).take(height) {
-        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
-        draw_row(buf, pane.rows.x, y, row, &cols, theme);
+        let y = area.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        draw_row(buf, area.rows.x, y, row, &cols, theme);
         if i == screen.cursor.selected {
             style_area(
                 buf,
-                Rect::new(pane.rows.x, y, pane.rows.width, 1),
+                Rect::new(area.rows.x, y, area.rows.width, 1),
                 theme.selected(true),
             );
         }

@@ -1,18 +1,21 @@
-//! The counters view of one port (`c`, or Enter on a port row of the device
-//! view): every counter with its value, rate, sparkline and meaning,
+//! The counters screen of one port (`c`, or Enter on a port row of the
+//! device screen): every counter with its value, rate, sparkline and meaning,
 //! sortable by name, value or rate; moved error counters marked.
 
 pub(crate) mod draw;
 
 use crate::interactive::keys::{Action, Command, table};
-use crate::interactive::layout::{TablePane, contains, contains_y};
+use crate::interactive::layout::{TableArea, contains, contains_y};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, counter_rows, find_port, sort_rows,
 };
 use crate::interactive::screens::port_counters::draw::{columns, draw};
-use crate::interactive::screens::{CountersPick, Ctx, Outcome, Pane, page_of};
+use crate::interactive::screens::{
+    CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
+};
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::theme::Theme;
+use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
@@ -38,7 +41,7 @@ pub fn first_port_of(ctx: &Ctx, device: &str) -> CountersPick {
 pub const INFO_LINES: u16 = 2;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct CountersScreen {
+pub struct PortCountersScreen {
     pub device: String,
     pub port: u32,
     pub rows: Vec<CounterRow>,
@@ -49,9 +52,9 @@ pub struct CountersScreen {
     selected: Option<String>,
 }
 
-impl CountersScreen {
-    pub fn new(device: String, port: u32) -> CountersScreen {
-        CountersScreen {
+impl PortCountersScreen {
+    pub fn new(device: String, port: u32) -> PortCountersScreen {
+        PortCountersScreen {
             device,
             port,
             rows: Vec::new(),
@@ -62,9 +65,10 @@ impl CountersScreen {
         }
     }
 
-    pub fn pane(body: Rect) -> TablePane {
+    /// Where the counters table sits: below the port's lines.
+    pub fn table_area(body: Rect) -> TableArea {
         let info = INFO_LINES.min(body.height);
-        TablePane::new(Rect::new(
+        TableArea::new(Rect::new(
             body.x,
             body.y + info,
             body.width,
@@ -98,17 +102,49 @@ impl CountersScreen {
         }
         self.resort();
     }
-}
-
-impl Pane for CountersScreen {
-    /// `c` again closes the counters view.
-    fn on_action(&mut self, action: Action) -> Outcome {
-        match action {
-            Action::Counters => Outcome::Close,
-            _ => Outcome::Pass,
+    /// `s`, `>`, `<`: sort by the next (or previous) counter column.
+    fn step_sort(&mut self, step: isize) -> Outcome {
+        let all = CounterSort::ALL;
+        let i = all.iter().position(|s| *s == self.sort).unwrap_or(0) as isize;
+        let n = all.len() as isize;
+        if let Some(next) = all.get((i + step).rem_euclid(n) as usize) {
+            self.sort = *next;
+            self.descending = next.descending_by_default();
         }
+        self.resort();
+        Outcome::Handled
     }
 
+    /// A click on a column header sorts by it; on a row selects it.
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
+        if !contains(ctx.body, x, y) {
+            return;
+        }
+        let area = Self::table_area(ctx.body);
+        if contains_y(area.header, y) {
+            let rel = x.saturating_sub(area.header.x);
+            let hit = columns(&self.rows, area.header.width)
+                .into_iter()
+                .find(|c| rel >= c.x && rel < c.x + c.width)
+                .and_then(|c| c.sort);
+            if let Some(by) = hit {
+                self.sort_by(by);
+            }
+        } else if let Some(i) = area.row_at(y) {
+            let len = self.rows.len();
+            let offset = visible_offset(self.cursor, len, usize::from(area.rows.height));
+            if offset + i < len {
+                self.cursor = Cursor {
+                    selected: offset + i,
+                    offset,
+                };
+                self.remember();
+            }
+        }
+    }
+}
+
+impl Screen for PortCountersScreen {
     fn id(&self) -> &'static str {
         "counters"
     }
@@ -125,68 +161,44 @@ impl Pane for CountersScreen {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        let pane = Self::pane(ctx.body);
+        let area = Self::table_area(ctx.body);
         self.cursor
-            .settle(self.rows.len(), usize::from(pane.rows.height));
+            .settle(self.rows.len(), usize::from(area.rows.height));
     }
 
-    fn page_rows(&self, ctx: &Ctx) -> u16 {
-        page_of(Self::pane(ctx.body).rows.height)
-    }
-
-    fn move_selection(&mut self, delta: isize, _ctx: &Ctx) {
-        self.cursor.move_by(delta, self.rows.len());
-        self.remember();
-    }
-
-    fn step_sort(&mut self, step: isize, _ctx: &Ctx) {
-        let all = CounterSort::ALL;
-        let i = all.iter().position(|s| *s == self.sort).unwrap_or(0) as isize;
-        let n = all.len() as isize;
-        if let Some(next) = all.get((i + step).rem_euclid(n) as usize) {
-            self.sort = *next;
-            self.descending = next.descending_by_default();
+    fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
+        let page = page_of(Self::table_area(ctx.body).rows.height);
+        if let Some(delta) = selection_step(action, page) {
+            self.cursor.move_by(delta, self.rows.len());
+            self.remember();
+            return Outcome::Handled;
         }
-        self.resort();
-    }
-
-    fn reverse_sort(&mut self, _ctx: &Ctx) {
-        self.descending = !self.descending;
-        self.resort();
-    }
-
-    fn wheel(&mut self, _x: u16, _y: u16, delta: isize, ctx: &Ctx) {
-        let pane = Self::pane(ctx.body);
-        self.cursor
-            .scroll_by(delta, self.rows.len(), usize::from(pane.rows.height));
-        self.remember();
-    }
-
-    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) {
-        if !contains(ctx.body, x, y) {
-            return;
-        }
-        let pane = Self::pane(ctx.body);
-        if contains_y(pane.header, y) {
-            let rel = x.saturating_sub(pane.header.x);
-            let hit = columns(&self.rows, pane.header.width)
-                .into_iter()
-                .find(|c| rel >= c.x && rel < c.x + c.width)
-                .and_then(|c| c.sort);
-            if let Some(by) = hit {
-                self.sort_by(by);
+        match action {
+            // `c` again closes the counters screen.
+            Action::Counters => Outcome::Close,
+            Action::SortNext => self.step_sort(1),
+            Action::SortPrev => self.step_sort(-1),
+            Action::Reverse => {
+                self.descending = !self.descending;
+                self.resort();
+                Outcome::Handled
             }
-        } else if let Some(i) = pane.row_at(y) {
-            let len = self.rows.len();
-            let offset = visible_offset(self.cursor, len, usize::from(pane.rows.height));
-            if offset + i < len {
-                self.cursor = Cursor {
-                    selected: offset + i,
-                    offset,
-                };
+            _ => Outcome::Pass,
+        }
+    }
+
+    fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
+        match gesture(mouse) {
+            Some(Gesture::Wheel { rows, .. }) => {
+                let area = Self::table_area(ctx.body);
+                self.cursor
+                    .scroll_by(rows, self.rows.len(), usize::from(area.rows.height));
                 self.remember();
             }
+            Some(Gesture::Click { x, y }) => self.click(x, y, ctx),
+            None => return Outcome::Pass,
         }
+        Outcome::Handled
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {

@@ -6,9 +6,10 @@
 //! start time right before sending, so a pid reused since the snapshot is
 //! never signalled. This is the only thing in restop that acts on the host.
 
+use crate::interactive::app::signal::{SignalKind, SignalRequest};
 use crate::interactive::keys::Action;
 use crate::interactive::keys::{Command, table};
-use crate::interactive::screens::{Ctx, Outcome, Pane};
+use crate::interactive::screens::{Ctx, Outcome, Screen};
 use crate::interactive::widgets::cursor::Cursor;
 use crate::interactive::widgets::modal::draw_box;
 use crate::interactive::widgets::paint::{put, style_area};
@@ -19,80 +20,13 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
 
-/// The signals the dialog offers, in the order shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SignalKind {
-    Term,
-    Int,
-    Hup,
-    Kill,
-}
-
-impl SignalKind {
-    pub const ALL: [SignalKind; 4] = [
-        SignalKind::Term,
-        SignalKind::Int,
-        SignalKind::Hup,
-        SignalKind::Kill,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SignalKind::Term => "SIGTERM",
-            SignalKind::Int => "SIGINT",
-            SignalKind::Hup => "SIGHUP",
-            SignalKind::Kill => "SIGKILL",
-        }
-    }
-
-    fn what(self) -> &'static str {
-        match self {
-            SignalKind::Term => "ask it to exit (default)",
-            SignalKind::Int => "interrupt, as Ctrl-C",
-            SignalKind::Hup => "hang up (many daemons reload)",
-            SignalKind::Kill => "end it now, no clean-up",
-        }
-    }
-}
-
-/// What the event loop is asked to send, and to whom: the process that had
-/// `start_time` as pid `pid` when the snapshot was taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SignalRequest {
-    pub pid: u32,
-    /// `/proc/<pid>/stat` field 22 in the snapshot.
-    pub start_time: u64,
-    pub signal: SignalKind,
-}
-
-/// How sending went; comes back to the application as an event.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SignalOutcome {
-    Sent,
-    /// No process has this pid any more.
-    Gone,
-    /// The pid now belongs to another process (its start time differs).
-    Reused,
-    /// EPERM: another user's process.
-    NotPermitted,
-    Failed(String),
-}
-
-impl SignalOutcome {
-    /// The footer's line about `request`.
-    pub fn message(&self, request: &SignalRequest) -> String {
-        let (sig, pid) = (request.signal.name(), request.pid);
-        match self {
-            SignalOutcome::Sent => format!("{sig} sent to pid {pid}"),
-            SignalOutcome::Gone => format!("pid {pid} is gone: nothing sent"),
-            SignalOutcome::Reused => {
-                format!("pid {pid} is now another process (start time differs): nothing sent")
-            }
-            SignalOutcome::NotPermitted => {
-                format!("{sig} to pid {pid} not permitted (run as the process's user or root)")
-            }
-            SignalOutcome::Failed(e) => format!("{sig} to pid {pid} failed: {e}"),
-        }
+/// What the dialog says a signal does.
+fn what(kind: SignalKind) -> &'static str {
+    match kind {
+        SignalKind::Term => "ask it to exit (default)",
+        SignalKind::Int => "interrupt, as Ctrl-C",
+        SignalKind::Hup => "hang up (many daemons reload)",
+        SignalKind::Kill => "end it now, no clean-up",
     }
 }
 
@@ -175,18 +109,18 @@ impl SignalScreen {
     }
 }
 
-impl Pane for SignalScreen {
+impl Screen for SignalScreen {
     fn id(&self) -> &'static str {
         Self::ID
     }
 
-    fn on_action(&mut self, action: Action) -> Outcome {
+    fn on_action(&mut self, action: Action, _ctx: &Ctx) -> Outcome {
         let len = SignalKind::ALL.len();
         match action {
             Action::Back | Action::Quit | Action::Signal => return Outcome::Close,
             Action::Enter => return Outcome::Signal(self.request()),
-            Action::Down | Action::Right | Action::NextPane => self.cursor.move_by(1, len),
-            Action::Up | Action::Left | Action::PrevPane => self.cursor.move_by(-1, len),
+            Action::Down | Action::Right | Action::NextPart => self.cursor.move_by(1, len),
+            Action::Up | Action::Left | Action::PrevPart => self.cursor.move_by(-1, len),
             Action::Home | Action::PageUp => self.cursor.home(),
             Action::End | Action::PageDown => self.cursor.end(len),
             _ => {}
@@ -228,7 +162,7 @@ impl Pane for SignalScreen {
             } else {
                 ' '
             };
-            let text = format!("{marker} {:<8} {}", signal.name(), signal.what());
+            let text = format!("{marker} {:<8} {}", signal.name(), what(*signal));
             put(buf, inner.x, y, &text, inner.width, theme.plain());
             if i == self.cursor.selected {
                 style_area(

@@ -1,4 +1,7 @@
 use super::*;
+use crate::interactive::app::signal::SignalOutcome;
+use crate::interactive::app::{App, AppConfig};
+use crate::model::SourceKind;
 use crate::model::consumers::Consumer;
 use crate::model::{ProcessInfo, ProcessKey};
 
@@ -43,32 +46,45 @@ fn the_dialog_names_the_process_and_starts_on_term() {
     assert_eq!(d.signal(), SignalKind::Term);
 }
 
+fn app() -> App {
+    App::new(AppConfig::default(), SourceKind::Live)
+}
+
 #[test]
 fn enter_asks_for_the_selected_signal_keyed_by_pid_and_start_time() {
+    let app = app();
+    let ctx = app.ctx();
     let mut d = dialog();
-    assert_eq!(d.on_action(Action::Down), Outcome::Handled);
+    assert!(matches!(d.on_action(Action::Down, &ctx), Outcome::Handled));
     assert_eq!(d.signal(), SignalKind::Int);
-    d.on_action(Action::End);
+    d.on_action(Action::End, &ctx);
     assert_eq!(d.signal(), SignalKind::Kill);
-    d.on_action(Action::Down);
+    d.on_action(Action::Down, &ctx);
     assert_eq!(d.signal(), SignalKind::Kill, "stays on the last");
-    assert_eq!(
-        d.on_action(Action::Enter),
-        Outcome::Signal(SignalRequest {
-            pid: 4242,
-            start_time: 777,
-            signal: SignalKind::Kill
-        })
-    );
+    match d.on_action(Action::Enter, &ctx) {
+        Outcome::Signal(request) => assert_eq!(
+            request,
+            SignalRequest {
+                pid: 4242,
+                start_time: 777,
+                signal: SignalKind::Kill
+            }
+        ),
+        other => panic!("Enter gave {other:?}"),
+    }
 }
 
 #[test]
 fn esc_q_and_the_key_again_cancel() {
+    let app = app();
+    let ctx = app.ctx();
     for action in [Action::Back, Action::Quit, Action::Signal] {
-        assert_eq!(dialog().on_action(action), Outcome::Close, "{action:?}");
+        let outcome = dialog().on_action(action, &ctx);
+        assert!(matches!(outcome, Outcome::Close), "{action:?}: {outcome:?}");
     }
     // Anything else is swallowed: the dialog is modal.
-    assert_eq!(dialog().on_action(Action::Freeze), Outcome::Handled);
+    let outcome = dialog().on_action(Action::Freeze, &ctx);
+    assert!(matches!(outcome, Outcome::Handled), "{outcome:?}");
 }
 
 #[test]

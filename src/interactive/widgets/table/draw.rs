@@ -1,6 +1,6 @@
-//! Draws a generic object table (drill-down tabs, ERROR-QP pane).
+//! Draws a generic object table (drill-down tabs, ERROR-QP screen).
 
-use crate::interactive::layout::TablePane;
+use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::fit::cut_at_word;
 use crate::interactive::widgets::format::pad;
@@ -39,7 +39,7 @@ fn cell_text(cell: &Cell, theme: &Theme) -> (String, Style) {
     }
 }
 
-/// Header and rows of `table` in `pane` (the title line is the caller's).
+/// Header and rows of `table` in `area` (the title line is the caller's).
 /// `empty` is shown when there are no rows.
 /// The mark after the header of the column the rows are sorted by.
 pub fn sort_marker(direction: SortDirection) -> &'static str {
@@ -49,9 +49,9 @@ pub fn sort_marker(direction: SortDirection) -> &'static str {
     }
 }
 
-pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str, theme: &Theme) {
-    let placed = table_columns(table, pane.header.width);
-    if pane.header.height > 0 {
+pub fn draw(buf: &mut Buffer, area: &TableArea, table: &ObjectTable, empty: &str, theme: &Theme) {
+    let placed = table_columns(table, area.header.width);
+    if area.header.height > 0 {
         for p in &placed {
             let (i, x, w) = (p.index, &p.x, &p.width);
             let Some(col) = table.columns.get(i) else {
@@ -69,17 +69,17 @@ pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str
                 theme.column_header()
             };
             let right = col.align == Align::Right;
-            put_header_cell(buf, pane, (*x, *w), &title, right, style);
+            put_header_cell(buf, area, (*x, *w), &title, right, style);
         }
     }
     if table.rows.is_empty() {
-        put_line(buf, pane.rows, empty, theme.dim());
+        put_line(buf, area.rows, empty, theme.dim());
         return;
     }
-    let height = usize::from(pane.rows.height);
+    let height = usize::from(area.rows.height);
     let offset = visible_offset(table.cursor, table.rows.len(), height);
     for (i, row) in table.rows.iter().enumerate().skip(offset).take(height) {
-        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let y = area.rows.y + u16::try_from(i - offset).unwrap_or(0);
         for p in &placed {
             let (c, x, w) = (p.index, &p.x, &p.width);
             let (Some(cell), Some(col)) = (row.cells.get(c), table.columns.get(c)) else {
@@ -95,12 +95,12 @@ pub fn draw(buf: &mut Buffer, pane: &TablePane, table: &ObjectTable, empty: &str
                 _ => text,
             };
             let text = pad(&text, usize::from(*w), col.align == Align::Right);
-            put(buf, pane.rows.x + x, y, &text, *w, style);
+            put(buf, area.rows.x + x, y, &text, *w, style);
         }
         if i == table.cursor.selected {
             style_area(
                 buf,
-                Rect::new(pane.rows.x, y, pane.rows.width, 1),
+                Rect::new(area.rows.x, y, area.rows.width, 1),
                 theme.selected(true),
             );
         }

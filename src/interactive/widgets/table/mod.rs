@@ -1,4 +1,4 @@
-//! A sortable, scrollable table of objects (drill-down tabs, ERROR-QP pane).
+//! A sortable, scrollable table of objects (drill-down tabs, ERROR-QP screen).
 //! Rows hold typed cells so sorting is numeric where it should be; the
 //! renderer decides how each cell is written.
 
@@ -98,7 +98,7 @@ pub struct Row {
     pub cells: Vec<Cell>,
     /// Drawn as an alert (a QP in ERR/SQE).
     pub alert: bool,
-    /// The owner this row leads to on Enter (ERROR-QP pane).
+    /// The owner this row leads to on Enter (ERROR-QP screen).
     pub owner: Option<OwnerKey>,
 }
 
