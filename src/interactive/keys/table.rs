@@ -130,7 +130,7 @@ pub const ERRORS: Command = row(
 pub const ALERTS: Command = row(
     &[(key('a'), Action::Alerts)],
     "a",
-    "problems: everything wrong, most severe first (Enter opens one)",
+    "problems: what is wrong, most severe first",
     Applies::Everywhere,
     hint("a", " problems ", 80),
 );
