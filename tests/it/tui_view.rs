@@ -189,7 +189,7 @@ fn usage_past_the_thresholds_is_in_the_header_and_the_alerts_panel() {
     app.update(ch('a'));
     app.update(ch('a'));
     let text = screen(&app, 160, 24);
-    assert!(text.contains("Alerts (3)"), "{text}");
+    assert!(text.contains(&format!("Problems ({n})")), "{text}");
     assert!(
         text.contains(
             "mlx5_1 mr at 97% of max (97/100, critical); ib_write_bw (pid 200) holds 1.0%"
