@@ -21,9 +21,9 @@ fn sort_keys_alerts_with_limits_and_the_full_text_key() {
     s.send(&["Q"]);
     s.wait_for("sorted by QP", |s| s.contains("sort QP▼ (Q)"));
 
-    // The header counts what the alerts panel lists, usage past --warn included.
+    // `a` lists the problems, usage past --warn included.
     s.send(&["a"]);
-    let panel = s.wait_for("the alerts panel", |s| s.contains("─ Alerts ("));
+    let panel = s.wait_for("the problems list", |s| s.contains("─ Problems ("));
     assert!(panel.contains("limit"), "{panel}");
     assert!(panel.contains("mlx5_3 mr at 9"), "{panel}");
 

@@ -132,3 +132,18 @@ fn fixture_error_qp_pane() {
     app.update(ch('e'));
     at_every_size("fixture_error_qps", &mut app);
 }
+
+/// The demo's storm (`--demo-at 44s`): the problems strip at every size,
+/// one summary line at 24 rows and below, a growing share above.
+#[test]
+fn demo_storm_main_screen() {
+    let mut app = App::new(AppConfig::default(), SourceKind::Demo);
+    app.update(Event::Resize(80, 24));
+    let mut demo = Demo {
+        source: DemoSource::starting_at(1, Duration::from_secs(2), Duration::from_secs(44)),
+    };
+    for _ in 0..2 {
+        demo.feed(&mut app, DetailScope::ErrorsOnly);
+    }
+    at_every_size("demo_storm_main", &mut app);
+}

@@ -3,7 +3,6 @@
 use crate::tui_common::*;
 use crossterm::event::{KeyCode, MouseEventKind};
 use restop::interactive::app::{Command, Event, Focus};
-use restop::interactive::layout::{frame_layout, main_layout};
 use restop::interactive::screens::drill::DetailState;
 use restop::interactive::widgets::table::Cell;
 use restop::model::consumers::{SortDirection, SortKey};
@@ -494,6 +493,9 @@ fn tab_switches_focus_to_the_devices() {
     app.update(key(KeyCode::Down));
     assert_eq!(app.main.device_cursor.selected, 1);
     assert_eq!(app.main.consumer_cursor.selected, 0);
+    // Then the problems strip (the fixture has problems), then back.
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.main.focus, Focus::Problems);
     app.update(key(KeyCode::Tab));
     assert_eq!(app.main.focus, Focus::Consumers);
 }
@@ -557,8 +559,7 @@ fn a_failed_collection_keeps_the_last_snapshot() {
 #[test]
 fn clicking_a_column_header_sorts_by_it_and_again_reverses() {
     let mut app = app();
-    let body = frame_layout(app.size).body;
-    let pane = main_layout(body, app.main.devices.len()).consumers;
+    let pane = app.main_layout().consumers;
     let header_y = pane.header.y;
     // At 80 columns: PID NAME QP CQ MR ...; find "MR" by its title position.
     let placed = restop::interactive::rows::consumer_columns::fit_consumer_columns(
@@ -579,8 +580,7 @@ fn clicking_a_column_header_sorts_by_it_and_again_reverses() {
 #[test]
 fn clicking_a_row_selects_it_and_the_wheel_scrolls() {
     let mut app = app();
-    let body = frame_layout(app.size).body;
-    let pane = main_layout(body, app.main.devices.len()).consumers;
+    let pane = app.main_layout().consumers;
     app.update(click(3, pane.rows.y + 2));
     assert_eq!(selected_name(&app).as_deref(), Some("[nvme_rdma]"));
     app.update(mouse(MouseEventKind::ScrollUp, 3, pane.rows.y));
@@ -589,7 +589,7 @@ fn clicking_a_row_selects_it_and_the_wheel_scrolls() {
         "all rows fit: nothing to scroll"
     );
 
-    let devices = main_layout(body, app.main.devices.len()).devices;
+    let devices = app.main_layout().devices;
     app.update(click(3, devices.rows.y + 1));
     assert_eq!(app.main.focus, Focus::Devices);
     assert_eq!(app.main.device_cursor.selected, 1);
@@ -610,7 +610,7 @@ fn resize_keeps_the_selection_visible() {
     let mut app = app_sized(80, 50);
     app.update(key(KeyCode::End));
     app.update(Event::Resize(40, 12));
-    let pane = main_layout(frame_layout(app.size).body, app.main.devices.len()).consumers;
+    let pane = app.main_layout().consumers;
     let c = app.main.consumer_cursor;
     assert!(c.selected >= c.offset && c.selected < c.offset + usize::from(pane.rows.height));
 }

@@ -36,6 +36,8 @@ pub struct AppConfig {
     pub read_only: bool,
     /// How much history is kept, the trend window and the alert thresholds.
     pub history: HistoryConfig,
+    /// `--record FILE`: the header says the recording runs, with the file's size.
+    pub record: Option<std::path::PathBuf>,
 }
 
 impl AppConfig {
@@ -62,6 +64,7 @@ impl AppConfig {
             theme: interactive.theme,
             read_only: interactive.read_only,
             history: trends.clone(),
+            record: settings.record.clone(),
         }
     }
 }

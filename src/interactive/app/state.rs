@@ -81,6 +81,9 @@ pub struct App {
     pub status: Option<String>,
     /// Playing a recording (`--replay`): position, speed, pace.
     pub replay: Option<ReplayState>,
+    /// `--record`: the recording's size on disk as of the last tick
+    /// (`None` before the file exists or when it cannot be read).
+    pub record_bytes: Option<u64>,
 }
 
 /// The context every screen reads, borrowed field by field so that a screen
@@ -130,6 +133,7 @@ impl App {
             quitting: false,
             status: None,
             replay: None,
+            record_bytes: None,
             config,
         }
     }
@@ -291,6 +295,30 @@ impl App {
             .iter()
             .chain(snapshot.unwrap_or_default())
             .collect()
+    }
+
+    /// A collection failed: said in the header, and a problem of its own
+    /// at the head of the list (the model raises it for no snapshot), from
+    /// the first failure in a row until a snapshot comes again.
+    pub(super) fn collection_failed(&mut self, message: String) {
+        let failed = crate::model::problems::ProblemKind::CollectionFailed;
+        let since = self
+            .insights
+            .problems
+            .iter()
+            .find(|p| p.kind == failed)
+            .map_or(self.now_ms, |p| p.since_ms);
+        self.insights.problems.retain(|p| p.kind != failed);
+        let first_line = message.lines().next().unwrap_or_default().to_string();
+        self.insights
+            .problems
+            .push(crate::model::problems::Problem::collection_failed(
+                &first_line,
+                since,
+            ));
+        crate::model::problems::rank(&mut self.insights.problems);
+        self.collect_error = Some(message);
+        self.settle_cursors();
     }
 
     /// `b`: marks the snapshot on screen as the baseline, or clears it.

@@ -29,10 +29,14 @@ impl App {
             }
             Event::Snapshot { result, details } => match result {
                 Ok(snapshot) => self.receive(*snapshot, details),
-                Err(e) => self.collect_error = Some(e.to_string()),
+                Err(e) => self.collection_failed(e.to_string()),
             },
             Event::Tick(now_ms) => {
                 self.now_ms = now_ms;
+                if let Some(path) = &self.config.record {
+                    // Read once per tick, never while drawing.
+                    self.record_bytes = std::fs::metadata(path).ok().map(|m| m.len());
+                }
                 if let Some(replay) = self.replay.as_mut() {
                     replay.tick(now_ms);
                 }
@@ -300,11 +304,19 @@ impl App {
         self.open(Box::new(MessageScreen::new(title, paragraphs)));
     }
 
+    /// `+`/`-`: the new interval, said in the footer until the next key
+    /// (the header's `every 2 s` is the first thing a narrow one drops).
     fn set_interval(&mut self, interval: std::time::Duration, commands: &mut Vec<Command>) {
-        if interval != self.interval {
+        let unchanged = interval == self.interval;
+        if !unchanged {
             self.interval = interval;
             commands.push(Command::SetInterval(interval));
         }
+        let limit = if unchanged { " (the limit)" } else { "" };
+        self.status = Some(format!(
+            "collecting every {}{limit}",
+            crate::units::duration(interval)
+        ));
     }
 
     fn back(&mut self) {

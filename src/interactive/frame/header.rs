@@ -1,7 +1,7 @@
 //! Header: where the data comes from and how fresh it is, then warnings.
 
 use crate::interactive::app::{App, ReplayState};
-use crate::interactive::widgets::fit::{Part, cut_at_word, fit_parts, spans_width};
+use crate::interactive::widgets::fit::{Part, cut_at_word, fit_parts};
 use crate::interactive::widgets::paint::put_spans;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::SourceKind;
@@ -47,7 +47,13 @@ mod cost {
     pub const DATE: u8 = 20;
     /// `kernel 6.8.0-demo (simulated)` → `kernel 6.8.0-demo`.
     pub const KERNEL_SHORT: u8 = 25;
-    pub const INTERVAL: u8 = 30;
+    /// The interval outlives the kernel: `+`/`-` change it, and the
+    /// header is where it is read back.
+    pub const INTERVAL: u8 = 55;
+    /// `● REC restop.rec 1.2 MiB` → `● REC 1.2 MiB`.
+    pub const RECORD_FILE: u8 = 35;
+    /// `● REC 1.2 MiB` → `● REC`.
+    pub const RECORD_SIZE: u8 = 60;
     /// A recording's kernel says less than that it is a recording.
     pub const REPLAY_KERNEL: u8 = 40;
     pub const BADGE_SHORT: u8 = 45;
@@ -56,6 +62,8 @@ mod cost {
     pub const NEWER: u8 = 70;
     pub const UPDATED: u8 = 80;
     pub const HOST: u8 = 90;
+    /// That every snapshot is written to disk is kept after the host.
+    pub const RECORD: u8 = 95;
 }
 
 fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Part<'a>> {
@@ -95,6 +103,9 @@ fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Part<'a>> {
             Part::new(vec![sep(), Span::raw(format!("{at} {position}"))])
                 .or(vec![sep(), Span::raw(position)], cost::REPLAY_AT),
         );
+    }
+    if let Some(path) = &app.config.record {
+        parts.push(recording(path, app.record_bytes, theme, sep()));
     }
     let meta = app.snapshot().map(|s| &s.meta);
     if let Some(m) = meta {
@@ -159,6 +170,28 @@ fn updated<'a>(app: &App, m: &crate::model::Meta, sep: Span<'a>) -> Part<'a> {
         .drop_at(cost::UPDATED)
 }
 
+/// `● REC restop.rec 1.2 MiB`: `--record` writes every snapshot to that
+/// file, which is this big now; the file's name goes first on a narrow line.
+fn recording<'a>(
+    path: &std::path::Path,
+    bytes: Option<u64>,
+    theme: &Theme,
+    sep: Span<'a>,
+) -> Part<'a> {
+    let size = bytes
+        .map(|b| format!(" {}", crate::units::bytes(b)))
+        .unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let with = |text: String| vec![sep.clone(), Span::styled(text, theme.alert())];
+    Part::new(with(format!("● REC {name}{size}")))
+        .or(with(format!("● REC{size}")), cost::RECORD_FILE)
+        .or(with("● REC".to_string()), cost::RECORD_SIZE)
+        .drop_at(cost::RECORD)
+}
+
 /// ` PLAY 4× `, ` PAUSED 1× `, ` END `.
 fn replay_badge(replay: &ReplayState) -> String {
     if replay.playing() {
@@ -195,36 +228,9 @@ fn status<'a>(app: &'a App, theme: &Theme, width: usize) -> Vec<Span<'a>> {
     let Some(s) = app.snapshot() else {
         return vec![Span::styled("collecting…", theme.dim())];
     };
-    let mut spans = fit_parts(counts(app, s, theme), width);
-    let warnings = app.shown_warnings();
-    let room = width.saturating_sub(spans_width(&spans));
-    if !warnings.is_empty() && room > 8 {
-        let joined = warnings
-            .iter()
-            .map(|w| w.message.as_str())
-            .collect::<Vec<_>>()
-            .join(" · ");
-        let text = if warnings.len() == 1 {
-            format!("⚠ {joined}")
-        } else {
-            format!("⚠ {} warnings: {joined}", warnings.len())
-        };
-        let text = if text.chars().count() + 2 <= room {
-            text
-        } else if room < 30 {
-            // Too little room for a sentence that says anything: the count.
-            match warnings.len() {
-                1 => "⚠ 1 warning (w)".to_string(),
-                n => format!("⚠ {n} warnings (w)"),
-            }
-        } else {
-            // The whole text is one key away.
-            format!("{} (w)", cut_at_word(&text, room.saturating_sub(6)))
-        };
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(text, theme.warning()));
-    }
-    spans
+    // The warnings are problems now: the strip under the header lists
+    // them with the rest, and the header counts them all.
+    fit_parts(counts(app, s, theme), width)
 }
 
 /// The counts of the second line, the least telling dropped first: ERROR
@@ -256,22 +262,42 @@ fn counts<'a>(app: &'a App, s: &crate::model::Snapshot, theme: &Theme) -> Vec<Pa
     if let Some(stale) = stale_dumps(s) {
         parts.push(Part::new(vec![Span::styled(format!("  {stale}"), theme.dim())]).drop_at(20));
     }
-    // The alerts panel's rows: every warning, then the history's alerts.
-    let alerts = app.insights.alerts.len() + app.shown_warnings().len();
-    if alerts > 0 {
-        let plural = if alerts == 1 { "" } else { "s" };
-        parts.push(
-            Part::new(vec![Span::styled(
-                format!("  ⚑ {alerts} alert{plural} (a)"),
-                theme.warning(),
-            )])
-            .or(
-                vec![Span::styled(format!("  ⚑ {alerts}"), theme.warning())],
-                50,
-            ),
-        );
-    }
+    parts.push(problem_counts(&app.insights.problems, theme));
     parts
+}
+
+/// `⚑ 2 critical · 3 warning · 2 notice (a)`: the problems list's length
+/// by severity, never more or fewer than the strip and `a` list; shortened
+/// to `⚑ 2c 3w 2n` and then `⚑ 7`; `✓ no problems` when there are none.
+fn problem_counts<'a>(problems: &[crate::model::problems::Problem], theme: &Theme) -> Part<'a> {
+    if problems.is_empty() {
+        return Part::new(vec![Span::styled("  ✓ no problems", theme.dim())])
+            .or(vec![Span::styled("  ✓", theme.dim())], 50);
+    }
+    let counts: Vec<(crate::model::problems::Severity, usize)> =
+        crate::model::problems::counts(problems)
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .collect();
+    let long = counts
+        .iter()
+        .map(|(s, n)| format!("{n} {}", s.name()))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let short = counts
+        .iter()
+        .map(|(s, n)| format!("{n}{}", &s.name()[..1]))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let style = match counts.first().map(|(s, _)| *s) {
+        Some(crate::model::problems::Severity::Critical) => theme.alert(),
+        _ => theme.warning(),
+    };
+    let with = |text: String| vec![Span::styled(text, style)];
+    Part::new(with(format!("  ⚑ {long} (a)")))
+        .or(with(format!("  ⚑ {short} (a)")), 45)
+        .or(with(format!("  ⚑ {short}")), 48)
+        .or(with(format!("  ⚑ {}", problems.len())), 50)
 }
 
 /// Object types whose latest dump is 2 s or more older than the snapshot

@@ -130,9 +130,9 @@ pub const ERRORS: Command = row(
 pub const ALERTS: Command = row(
     &[(key('a'), Action::Alerts)],
     "a",
-    "alerts: leak suspects, lingering ERR QPs, warnings",
+    "problems: what is wrong, most severe first",
     Applies::Everywhere,
-    hint("a", " alerts ", 80),
+    hint("a", " problems ", 80),
 );
 const C: &[(Chord, Action)] = &[(key('c'), Action::Counters)];
 pub const COUNTERS: Command = row(

@@ -111,6 +111,25 @@ pub fn fit_consumer_columns_named(
     sparklines: bool,
     name_wanted: u16,
 ) -> Vec<PlacedColumn> {
+    fit_consumer_columns_keeping(filter, width, sparklines, name_wanted, None)
+}
+
+/// The same, never dropping `kept`: grouped by container or pod, the
+/// group's key is what tells two rows of the same program apart.
+pub fn fit_consumer_columns_keeping(
+    filter: &Filter,
+    width: u16,
+    sparklines: bool,
+    name_wanted: u16,
+    kept: Option<ConsumerColumn>,
+) -> Vec<PlacedColumn> {
+    let keep_priority = |c: ConsumerColumn| {
+        if Some(c) == kept {
+            u8::MAX
+        } else {
+            keep_priority(c)
+        }
+    };
     let name_wanted = name_wanted.clamp(NAME_MIN_WIDTH, NAME_MAX_WANTED);
     let wanted = |c: ConsumerColumn| match c {
         ConsumerColumn::Name => name_wanted,
@@ -250,6 +269,21 @@ mod tests {
                 "ERR"
             ]
         );
+    }
+
+    #[test]
+    fn a_kept_column_stays_however_narrow() {
+        let placed = fit_consumer_columns_keeping(
+            &Filter::default(),
+            60,
+            false,
+            14,
+            Some(ConsumerColumn::Container),
+        );
+        let t: Vec<_> = placed.iter().map(|p| p.column.header()).collect();
+        assert!(t.contains(&"CONTAINER"), "{t:?}");
+        assert!(!titles(60).contains(&"CONTAINER"));
+        assert!(placed.iter().all(|p| p.x + p.width <= 60));
     }
 
     #[test]

@@ -1,22 +1,18 @@
-//! The alerts panel (`a`): the snapshot's warnings, then leak suspects, QPs
-//! lingering in ERR/SQE and objects left behind by exited processes; Enter
-//! opens the objects an alert is about.
+//! The problems list (`a`): every problem the model ranks for the shown
+//! snapshot (`Insights::problems`, the list the main screen's strip shows
+//! the head of, and `--once`/`--json` print), in the model's order: most
+//! severe first, then the oldest. Enter opens what a problem is about (its
+//! device, its port's counters, its owner, that owner's ERROR QPs); `c` the
+//! counters of its port or device.
 
 use crate::interactive::keys::Command;
-use crate::interactive::rows::owner_trends::{
-    ALERT_AGE_COLUMN, alert_columns, alert_row_id, alert_rows, is_warning_row, warning_row_id,
-};
-use crate::interactive::screens::drill::DrillScreen;
-use crate::interactive::screens::message::MessageScreen;
-use crate::interactive::screens::port_counters::first_port_of;
+use crate::interactive::screens::main::problems_strip;
 use crate::interactive::screens::table::{OWNER_TABLE_HINTS, TableScreen};
 use crate::interactive::screens::{CountersPick, Ctx, Screen};
-use crate::interactive::widgets::table::RowId;
-use crate::interactive::widgets::table::{Cell, ObjectTable};
+use crate::interactive::widgets::table::{Cell, Column, ObjectTable, Row};
 use crate::interactive::widgets::theme::Theme;
-use crate::model::Warning;
 use crate::model::consumers::SortDirection;
-use crate::model::limits::device_warnings;
+use crate::model::problems::Problem;
 use ratatui::text::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -24,29 +20,57 @@ pub struct AlertsScreen {
     pub table: ObjectTable,
 }
 
+/// `#` is the model's rank: sorted by it, the list is the model's order.
+const RANK_COLUMN: usize = 0;
+
+fn columns() -> Vec<Column> {
+    vec![
+        Column::right("#", 3).keep(90),
+        Column::left("SEVERITY", 8).keep(150),
+        Column::left("KIND", 20).keep(40),
+        Column::right("SINCE", 8).keep(80),
+        // As wide as the screen allows: the why is a sentence.
+        Column::left("WHY", 400).keep(200),
+    ]
+}
+
 impl Default for AlertsScreen {
     fn default() -> Self {
         AlertsScreen {
-            table: ObjectTable::new(alert_columns(), ALERT_AGE_COLUMN, SortDirection::Descending),
+            table: ObjectTable::new(columns(), RANK_COLUMN, SortDirection::Ascending),
         }
     }
 }
 
-/// The device whose usage past a threshold the warning row `id` reports
-/// (`mlx5_3 mr at 96% of max ...`), found by asking each device for its
-/// `limit` warnings as the panel got them; `None` for any other warning.
-fn limited_device(ctx: &Ctx, id: RowId) -> Option<String> {
-    let snapshot = ctx.snapshot?;
-    let thresholds = &ctx.config.thresholds;
-    snapshot
-        .devices
-        .iter()
-        .find(|d| {
-            device_warnings(snapshot, &[d], thresholds)
-                .iter()
-                .any(|w| warning_row_id(w) == id)
-        })
-        .map(|d| d.name.clone())
+/// A problem's row; its id is its rank, so the selection stays on the
+/// same place of the list as it refreshes.
+fn row(rank: usize, p: &Problem, ctx: &Ctx) -> Row {
+    let n = u64::try_from(rank + 1).unwrap_or(u64::MAX);
+    Row {
+        id: (0, n),
+        cells: vec![
+            Cell::Num(Some(n)),
+            Cell::Text(p.severity.name().to_string()),
+            Cell::Text(p.kind.name().to_string()),
+            Cell::Age {
+                ms: Some(ctx.insights.at_ms.since(p.since_ms)),
+                lower_bound: false,
+                lingering: false,
+            },
+            Cell::Text(p.why.clone()),
+        ],
+        alert: p.severity == crate::model::problems::Severity::Critical,
+        owner: p.subject.owner().cloned(),
+    }
+}
+
+impl AlertsScreen {
+    /// The selected row's problem.
+    fn selected<'a>(&self, ctx: &Ctx<'a>) -> Option<&'a Problem> {
+        let (_, rank) = self.table.selected()?.id;
+        let i = usize::try_from(rank).ok()?.checked_sub(1)?;
+        ctx.insights.problems.get(i)
+    }
 }
 
 impl TableScreen for AlertsScreen {
@@ -61,107 +85,70 @@ impl TableScreen for AlertsScreen {
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
-        let snapshot = ctx.snapshot.map(|s| s.meta.warnings.as_slice());
-        let warnings: Vec<Warning> = ctx
-            .limit_warnings
-            .iter()
-            .chain(snapshot.unwrap_or_default())
-            .cloned()
-            .collect();
-        self.table.set_rows(alert_rows(
-            &warnings,
-            &ctx.insights.alerts,
-            ctx.insights.at_ms,
-        ));
-    }
-
-    /// Enter: the objects the alert is about, or a box saying there are none
-    /// to open (a collection warning, a device's limit).
-    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
-        let Some(row) = self.table.selected() else {
-            return Some(Box::new(MessageScreen::new(
-                "Nothing to open",
-                vec!["no alert is selected".to_string()],
-            )));
-        };
-        match &row.owner {
-            Some(owner) => Some(Box::new(DrillScreen::new(owner.clone(), ctx.filter))),
-            None => Some(Box::new(MessageScreen::new(
-                "Nothing to open",
-                vec![
-                    "this alert is about no one owner's objects: it says all there is \
-                     (w shows it whole)"
-                        .to_string(),
-                ],
-            ))),
-        }
-    }
-
-    /// `c`: the counters of the first port of the device the alert (or a
-    /// device's `limit` warning) is about; an alert about a process, or
-    /// another warning, names no port, and the footer says so.
-    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
-        let why = |text: &str| Some(Err(format!("no counters: {text}")));
-        let Some(row) = self.table.selected() else {
-            return why("no alert is selected");
-        };
-        if is_warning_row(row.id) {
-            return match limited_device(ctx, row.id) {
-                Some(device) => Some(first_port_of(ctx, &device)),
-                None => why("this warning is about no one device"),
-            };
-        }
-        let Some(alert) = ctx
+        let rows = ctx
             .insights
-            .alerts
+            .problems
             .iter()
-            .find(|a| alert_row_id(a) == row.id)
-        else {
-            return why("the selected alert is not in the snapshot shown");
+            .enumerate()
+            .map(|(i, p)| row(i, p, ctx))
+            .collect();
+        self.table.set_rows(rows);
+    }
+
+    /// Enter: what the problem is about.
+    fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
+        let p = self.selected(ctx)?;
+        Some(problems_strip::open(p, ctx.filter))
+    }
+
+    /// `c`: the counters of the problem's port, or of its device's first
+    /// port; a problem about an owner or the host names no port.
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        let Some(p) = self.selected(ctx) else {
+            return Some(Err("no counters: no problem is selected".to_string()));
         };
-        match &alert.device {
-            Some(device) => Some(first_port_of(ctx, device)),
-            None if alert.owner.is_some() => {
-                why("this alert is about a process, not a device (Enter opens it)")
-            }
-            None => why("this alert is about no device"),
-        }
+        problems_strip::counters_of(p, ctx).or_else(|| {
+            Some(Err(format!(
+                "no counters: this problem is about {}, not a device (Enter opens it)",
+                p.subject_name
+            )))
+        })
     }
 
     fn hints(&self) -> &'static [&'static Command] {
         OWNER_TABLE_HINTS
     }
 
-    fn full_text(&self, _ctx: &Ctx) -> Option<(String, Vec<String>)> {
-        let row = self.table.selected()?;
-        let text = |i: usize| match row.cells.get(i) {
-            Some(Cell::Text(t)) => t.clone(),
-            _ => String::new(),
-        };
-        Some((text(0), vec![text(2)]))
+    fn full_text(&self, ctx: &Ctx) -> Option<(String, Vec<String>)> {
+        let p = self.selected(ctx)?;
+        Some((
+            format!("{} {}", p.severity.name(), p.kind.name()),
+            vec![p.why.clone()],
+        ))
     }
 
     fn title<'a>(&self, ctx: &Ctx, theme: &Theme) -> Span<'a> {
         let n = self.table.rows.len();
-        let style = if ctx.insights.alerts.is_empty() {
+        let style = if n == 0 {
             theme.title()
         } else {
             theme.warning()
         };
-        Span::styled(format!("Alerts ({n}) {}", ctx.filter.scope_label()), style)
+        Span::styled(
+            format!("Problems ({n}) {}", ctx.filter.scope_label()),
+            style,
+        )
     }
 
     fn title_note(&self) -> &'static str {
-        "  Enter: the objects it is about  Esc: back"
+        "  Enter: what it is about  Esc: back"
     }
 
     fn empty_text(&self, ctx: &Ctx) -> &'static str {
         if ctx.snapshot.is_none() {
             "collecting…"
-        } else if ctx.insights.covered_ms < ctx.insights.min_span_ms {
-            "nothing to report yet (trends need a minute of history)"
         } else {
-            "nothing to report"
+            "no problems: nothing past a threshold, no ERROR QP, no counter rising"
         }
     }
 }

@@ -17,6 +17,9 @@ use ratatui::text::Span;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorQpScreen {
     pub table: ObjectTable,
+    /// Only this owner's QPs (a problem about one owner's broken QPs opens
+    /// the pane so); `None`: every ERROR QP the filters admit.
+    pub owner: Option<crate::model::OwnerKey>,
 }
 
 impl Default for ErrorQpScreen {
@@ -27,11 +30,20 @@ impl Default for ErrorQpScreen {
                 error_age_column(),
                 SortDirection::Descending,
             ),
+            owner: None,
         }
     }
 }
 
 impl ErrorQpScreen {
+    /// The pane showing only `owner`'s ERROR QPs.
+    pub fn for_owner(owner: crate::model::OwnerKey) -> ErrorQpScreen {
+        ErrorQpScreen {
+            owner: Some(owner),
+            ..ErrorQpScreen::default()
+        }
+    }
+
     /// Rows past the alert threshold.
     fn lingering(&self) -> usize {
         self.table
@@ -64,7 +76,13 @@ impl TableScreen for ErrorQpScreen {
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
-        let rows = ctx.insights.error_qps.iter().map(error_row).collect();
+        let rows = ctx
+            .insights
+            .error_qps
+            .iter()
+            .filter(|i| self.owner.as_ref().is_none_or(|o| &i.qp.qp.owner == o))
+            .map(error_row)
+            .collect();
         self.table.set_rows(rows);
     }
 
@@ -108,7 +126,10 @@ impl TableScreen for ErrorQpScreen {
         let n = self.table.rows.len();
         let style = if n > 0 { theme.alert() } else { theme.title() };
         let lingering = self.lingering();
-        let scope = ctx.filter.scope_label();
+        let scope = match &self.owner {
+            Some(owner) => format!("of {}", owner_label(ctx, owner)),
+            None => ctx.filter.scope_label(),
+        };
         let count = if lingering > 0 {
             format!("QPs in ERR/SQE ({n}, {lingering} lingering) {scope}")
         } else {
@@ -128,4 +149,17 @@ impl TableScreen for ErrorQpScreen {
             "collecting…"
         }
     }
+}
+
+/// `leaky_svc (pid 3377)`, `[nvme_rdma]`: the owner as the problems list names it.
+fn owner_label(ctx: &Ctx, owner: &crate::model::OwnerKey) -> String {
+    ctx.insights
+        .problems
+        .iter()
+        .find(|p| p.subject.owner() == Some(owner))
+        .map(|p| p.subject_name.clone())
+        .unwrap_or_else(|| match owner.pid() {
+            Some(pid) => format!("pid {pid}"),
+            None => "this owner".to_string(),
+        })
 }

@@ -124,12 +124,14 @@ fn event_loop(
         let mouse = app.config.mouse;
         let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
             presence = job::suspend(terminal, mouse)?;
+            resized_while_away(app, terminal, presence)?;
             Event::Tick(now_ms())
         } else {
             // `fg` sends SIGCONT; the foreground check also covers a missed one.
             let back = presence == job::Presence::Away && job::in_foreground();
             if crate::signals::take_continued() || back {
                 presence = job::continued(terminal, mouse)?;
+                resized_while_away(app, terminal, presence)?;
             }
             event
         };
@@ -145,6 +147,21 @@ fn event_loop(
             draw(terminal, app)?;
         }
     }
+}
+
+/// Back in the terminal after a stop: the terminal may have been resized
+/// while restop was stopped (no SIGWINCH reaches a stopped process), so every
+/// pane is laid out again at the size found now, not only the header and footer.
+fn resized_while_away(
+    app: &mut App,
+    terminal: &mut Tty,
+    presence: job::Presence,
+) -> anyhow::Result<()> {
+    if presence == job::Presence::Shown {
+        let size = terminal.size()?;
+        app.update(Event::Resize(size.width, size.height));
+    }
+    Ok(())
 }
 
 /// Draws the view; fails once a panic has taken the screen for its message.

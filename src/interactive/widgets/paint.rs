@@ -1,6 +1,7 @@
 //! Bounds-checked writes into the frame buffer, so no size ever panics.
 
 use crate::interactive::layout::TableArea;
+use crate::interactive::widgets::fit::{Part, cut_at_word, fit_parts};
 use crate::interactive::widgets::format::pad;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -60,8 +61,18 @@ pub fn title_line(buf: &mut Buffer, area: Rect, title: Span<'_>, extra: &[Span<'
     if area.height == 0 || area.width == 0 {
         return;
     }
-    let mut spans = vec![Span::styled("─ ", rule), title];
-    spans.extend(extra.iter().cloned());
+    // What does not fit goes whole, the last extra first; a title that
+    // alone is too wide is cut between words, with a mark.
+    let width = usize::from(area.width);
+    let title_room = width.saturating_sub(3);
+    let title = Span::styled(cut_at_word(&title.content, title_room), title.style);
+    let mut parts = vec![Part::new(vec![Span::styled("─ ", rule), title])];
+    let n = extra.len();
+    for (i, e) in extra.iter().enumerate() {
+        let cost = u8::try_from(n - i).unwrap_or(u8::MAX);
+        parts.push(Part::new(vec![e.clone()]).drop_at(cost));
+    }
+    let mut spans = fit_parts(parts, width.saturating_sub(1));
     spans.push(Span::styled(" ", rule));
     put_spans(buf, area, &spans);
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();

@@ -80,11 +80,28 @@ pub fn draw(frame: &mut Frame, area: &TableArea, main: &MainScreen, ctx: &Ctx, t
     let focused = main.focus == Focus::Devices;
     let title_style = if focused { theme.title() } else { theme.bold() };
     let count = format!("Devices ({})", main.devices.len());
+    // Not all fit: the most troubled are shown, and the title says how
+    // many are not (Tab and the arrows reach them).
+    let off = main
+        .devices
+        .len()
+        .saturating_sub(usize::from(area.rows.height));
+    let room = usize::from(area.title.width).saturating_sub(count.chars().count() + 3);
+    let mark = [
+        format!(" {off} more, worst first (Tab ↓)"),
+        format!(" {off} more (Tab ↓)"),
+        format!(" +{off}"),
+    ]
+    .into_iter()
+    .find(|m| m.chars().count() <= room)
+    .filter(|_| off > 0 && area.rows.height > 0)
+    .map(|m| vec![Span::styled(m, theme.warning())])
+    .unwrap_or_default();
     title_line(
         buf,
         area.title,
         Span::styled(count, title_style),
-        &[],
+        &mark,
         theme.dim(),
     );
 

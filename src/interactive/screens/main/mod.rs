@@ -1,16 +1,20 @@
-//! The main screen: the devices table over the top-consumers table. Tab moves
-//! the focus between them; Enter opens a consumer's drill-down, a group's
-//! processes or a device screen. `o` groups the consumers by container or pod.
+//! The main screen: the problems strip (what is wrong, most severe first),
+//! the devices table, then the top-consumers table. Tab moves the focus
+//! between them; Enter opens a consumer's drill-down, a group's processes, a
+//! device screen or what a problem is about. `o` groups the consumers by
+//! container or pod.
 
 pub(crate) mod devices_grid;
 pub(crate) mod draw_consumers;
 pub(crate) mod draw_devices;
+pub(crate) mod problems_strip;
+pub(crate) mod trouble;
 
 use crate::interactive::app::config::default_direction;
 use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::interactive::rows::consumer_columns::{
-    ConsumerColumn, PlacedColumn, fit_consumer_columns_named,
+    ConsumerColumn, PlacedColumn, fit_consumer_columns_keeping,
 };
 use crate::interactive::rows::devices::{DeviceRow, device_rows};
 use crate::interactive::rows::owner_trends::{baseline_deltas, group_deltas, sort_by_delta};
@@ -24,25 +28,35 @@ use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
-use crate::model::consumers_growth::growth;
 use crate::model::history::BaselineDelta;
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
-/// Which half of the main screen the movement keys act on.
+/// Which part of the main screen the movement keys act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
+    /// The problems strip (only while it lists something).
+    Problems,
     Devices,
     Consumers,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MainScreen {
+    /// The device pane's rows as shown: the tree, or the most troubled
+    /// first when the pane cannot show them all (`trouble::arrange`).
     pub devices: Vec<DeviceRow>,
+    /// The devices in PF-then-VF order, as read from the snapshot.
+    device_tree: Vec<DeviceRow>,
+    /// The selected entry of the problems strip.
+    pub problem_cursor: Cursor,
+    /// How many problems the strip has to show (its height follows).
+    problems_len: usize,
     pub device_cursor: Cursor,
     /// Every consumer the filters admit, in row order (a group's members together):
     /// the rows themselves when grouping by process.
@@ -59,12 +73,20 @@ pub struct MainScreen {
     pub direction: SortDirection,
     /// Per row (under its total's owner), the change since the baseline (empty without one).
     pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
+    /// What NAME last asked for, per (width, grouping, sparklines).
+    name_wanted: Cell<Option<NameWanted>>,
 }
+
+/// The width NAME asked for at a table width, grouping and sparkline choice.
+type NameWanted = ((u16, OwnerGroup, bool), u16);
 
 impl MainScreen {
     pub fn new(sort: SortKey, direction: SortDirection, grouping: OwnerGroup) -> MainScreen {
         MainScreen {
             devices: Vec::new(),
+            device_tree: Vec::new(),
+            problem_cursor: Cursor::default(),
+            problems_len: 0,
             device_cursor: Cursor::default(),
             consumers: Vec::new(),
             rows: Vec::new(),
@@ -75,6 +97,7 @@ impl MainScreen {
             sort,
             direction,
             deltas: BTreeMap::new(),
+            name_wanted: Cell::new(None),
         }
     }
 
@@ -94,8 +117,48 @@ impl MainScreen {
         self.refresh(ctx);
     }
 
+    /// The panes under the problems strip.
     pub fn layout(&self, body: Rect) -> MainLayout {
-        main_layout(body, self.devices.len())
+        main_layout(self.split(body).1, self.devices.len())
+    }
+
+    /// The problems strip's area and the body under it.
+    pub fn split(&self, body: Rect) -> (Rect, Rect) {
+        problems_strip::split(body, self.problems_len)
+    }
+
+    /// Orders the device rows for the pane's room at this size, the
+    /// selected device kept selected while the pane has the focus.
+    fn arrange_devices(&mut self, ctx: &Ctx) {
+        let under = self.split(ctx.body).1;
+        let room = usize::from(
+            main_layout(under, self.device_tree.len())
+                .devices
+                .rows
+                .height,
+        );
+        let selected = self
+            .devices
+            .get(self.device_cursor.selected)
+            .map(|d| d.name.clone())
+            .filter(|_| self.focus == Focus::Devices);
+        self.devices = trouble::arrange(&self.device_tree, room, &ctx.config.thresholds);
+        // Unfocused, the pane shows its first (most troubled) rows, not an
+        // old selection.
+        match selected.and_then(|n| self.devices.iter().position(|d| d.name == n)) {
+            Some(i) => self.device_cursor.selected = i,
+            None if self.focus != Focus::Devices => self.device_cursor = Cursor::default(),
+            None => {}
+        }
+    }
+
+    /// Takes in how many problems there are to show; the strip's focus
+    /// moves on when it empties.
+    fn count_problems(&mut self, ctx: &Ctx) {
+        self.problems_len = ctx.insights.problems.len();
+        if self.problems_len == 0 && self.focus == Focus::Problems {
+            self.focus = Focus::Consumers;
+        }
     }
 
     /// Sorts by the chosen column; with a baseline, counts sort by their change.
@@ -112,22 +175,32 @@ impl MainScreen {
 
     /// The consumers table's columns at `width`, NAME as wide as the
     /// longest name asks (drawing and clicks both use this).
+    ///
+    /// The set chosen for a width stays for that width: NAME asks for the
+    /// names alone (a growth tag that comes and goes takes what room NAME
+    /// has, or shrinks to its mark), and never for less than it asked at
+    /// this width before, so columns do not jump between refreshes.
     pub fn placed_columns(&self, ctx: &Ctx, width: u16) -> Vec<PlacedColumn> {
-        // A growing owner's name carries its growth (`⚠ +30 QP/min`).
-        let growth_len = |c: &crate::model::consumers::Consumer| {
-            ctx.insights
-                .owner(&c.owner)
-                .and_then(|t| growth(t, ctx.insights.min_span_ms))
-                .map_or(0, |g| g.text.chars().count() + 3)
-        };
         let longest = self
-            .consumers
+            .rows
             .iter()
-            .map(|c| ConsumerColumn::Name.cell(c).chars().count() + growth_len(c))
+            .map(|r| r.cell(ConsumerColumn::Name).chars().count())
             .max()
             .unwrap_or(0);
-        let name_wanted = u16::try_from(longest).unwrap_or(u16::MAX);
-        fit_consumer_columns_named(ctx.filter, width, ctx.sparklines, name_wanted)
+        let asked = u16::try_from(longest).unwrap_or(u16::MAX);
+        let key = (width, self.grouping, ctx.sparklines);
+        let name_wanted = match self.name_wanted.get() {
+            Some((k, before)) if k == key => before.max(asked),
+            _ => asked,
+        };
+        self.name_wanted.set(Some((key, name_wanted)));
+        // Grouped, the group's key tells two rows of one program apart.
+        let kept = match self.grouping {
+            OwnerGroup::Process => None,
+            OwnerGroup::Container => Some(ConsumerColumn::Container),
+            OwnerGroup::Pod => Some(ConsumerColumn::Pod),
+        };
+        fit_consumer_columns_keeping(ctx.filter, width, ctx.sparklines, name_wanted, kept)
     }
 
     /// The data columns on screen at this width, in screen order: what `s`,
@@ -187,6 +260,7 @@ impl MainScreen {
     fn page_rows(&self, ctx: &Ctx) -> u16 {
         let main = self.layout(ctx.body);
         page_of(match self.focus {
+            Focus::Problems => self.split(ctx.body).0.height,
             Focus::Devices => main.devices.rows.height,
             Focus::Consumers => main.consumers.rows.height,
         })
@@ -194,6 +268,7 @@ impl MainScreen {
 
     fn move_selection(&mut self, delta: isize) {
         match self.focus {
+            Focus::Problems => self.problem_cursor.move_by(delta, self.problems_len),
             Focus::Devices => self.device_cursor.move_by(delta, self.devices.len()),
             Focus::Consumers => {
                 self.consumer_cursor.move_by(delta, self.rows.len());
@@ -205,6 +280,10 @@ impl MainScreen {
     /// Enter: the selected device's screen, a group's processes or a
     /// consumer's drill-down.
     fn enter(&mut self, ctx: &Ctx) -> Option<Box<dyn Screen>> {
+        if self.focus == Focus::Problems {
+            let p = ctx.insights.problems.get(self.problem_cursor.selected)?;
+            return Some(problems_strip::open(p, ctx.filter));
+        }
         if self.focus == Focus::Devices {
             let device = self.devices.get(self.device_cursor.selected)?;
             return Some(Box::new(DeviceScreen::new(device.name.clone())));
@@ -220,7 +299,11 @@ impl MainScreen {
     }
 
     /// `c`: the first port of the selected device.
-    fn counters_port(&self) -> Option<CountersPick> {
+    fn counters_port(&self, ctx: &Ctx) -> Option<CountersPick> {
+        if self.focus == Focus::Problems {
+            let p = ctx.insights.problems.get(self.problem_cursor.selected)?;
+            return problems_strip::counters_of(p, ctx);
+        }
         let device = self.devices.get(self.device_cursor.selected)?;
         let port = device.ports.first()?;
         Some(Ok((device.name.clone(), port.index)))
@@ -308,7 +391,7 @@ impl Screen for MainScreen {
     fn selected_process(&self) -> Option<&Consumer> {
         match self.focus {
             Focus::Consumers => self.selected_consumer(),
-            Focus::Devices => None,
+            Focus::Devices | Focus::Problems => None,
         }
     }
 
@@ -320,7 +403,9 @@ impl Screen for MainScreen {
         let Some(snapshot) = ctx.snapshot else {
             return;
         };
-        self.devices = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
+        self.count_problems(ctx);
+        self.device_tree = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
+        self.arrange_devices(ctx);
         let consumers = consumers(snapshot, ctx.filter);
         let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
         self.rows = group_consumers(&consumers, self.grouping);
@@ -329,6 +414,11 @@ impl Screen for MainScreen {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
+        self.count_problems(ctx);
+        self.arrange_devices(ctx);
+        let (strip, _) = self.split(ctx.body);
+        self.problem_cursor
+            .settle(self.problems_len, usize::from(strip.height));
         let main = self.layout(ctx.body);
         self.device_cursor
             .settle(self.devices.len(), usize::from(main.devices.rows.height));
@@ -346,7 +436,7 @@ impl Screen for MainScreen {
                 Some(screen) => Outcome::Open(screen),
                 None => Outcome::Handled,
             },
-            Action::Counters => match self.counters_port() {
+            Action::Counters => match self.counters_port(ctx) {
                 Some(pick) => pick.into(),
                 None => Outcome::Pass,
             },
@@ -357,11 +447,17 @@ impl Screen for MainScreen {
                 self.resort();
                 Outcome::Handled
             }
-            // Tab switches the focus; ← → have nothing to move here.
+            // Tab: consumers → devices → problems (while there are any);
+            // Shift-Tab the other way.
             Action::NextPart | Action::PrevPart => {
-                self.focus = match self.focus {
-                    Focus::Devices => Focus::Consumers,
-                    Focus::Consumers => Focus::Devices,
+                let strip = self.problems_len > 0;
+                let forward = action == Action::NextPart;
+                self.focus = match (self.focus, forward) {
+                    (Focus::Consumers, true) | (Focus::Problems, false) => Focus::Devices,
+                    (Focus::Devices, true) if strip => Focus::Problems,
+                    (Focus::Consumers, false) if strip => Focus::Problems,
+                    (Focus::Consumers, false) => Focus::Devices,
+                    _ => Focus::Consumers,
                 };
                 Outcome::Handled
             }
@@ -379,6 +475,16 @@ impl Screen for MainScreen {
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
+        let (strip, _) = self.split(ctx.body);
+        problems_strip::draw(
+            frame.buffer_mut(),
+            strip,
+            &ctx.insights.problems,
+            self.problem_cursor,
+            self.focus == Focus::Problems,
+            ctx,
+            theme,
+        );
         let main = self.layout(ctx.body);
         crate::interactive::screens::main::draw_devices::draw(
             frame,
