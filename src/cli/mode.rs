@@ -67,7 +67,7 @@ pub struct RecordingArgs {
         conflicts_with = "replay",
         long_help = "Write every snapshot collected to FILE while the interactive view or \
                      --batch runs (--once and --json record their one snapshot): compact \
-                     (about 3 KiB per snapshot of the demo host), append-only, readable \
+                     (about 3.6 KiB per snapshot of the demo host), append-only, readable \
                      after a crash. An existing recording is continued; a file that is \
                      not a restop recording is refused. A failed write (disk full) is \
                      shown as a warning and retried; the session goes on. Format: \

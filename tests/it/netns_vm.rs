@@ -274,7 +274,7 @@ fn delays(dir: &Path, file: &str) -> Option<(f64, f64)> {
 }
 
 #[test]
-fn a_device_added_or_removed_reaches_the_exporter_within_a_second_of_the_event() {
+fn a_device_added_or_removed_reaches_the_exporter_at_the_event_not_the_tick() {
     let Some(dir) = netns_run() else { return };
     let stderr = read(dir, "events/exporter.stderr");
     assert!(
@@ -283,12 +283,14 @@ fn a_device_added_or_removed_reaches_the_exporter_within_a_second_of_the_event()
     );
     assert!(stderr.contains("device event: register rxe2"), "{stderr}");
     assert!(stderr.contains("device event: unregister rxe2"), "{stderr}");
-    // `-d 60s`: only an event can explain a change within a second.
+    // `-d 60s`: only an event can explain a change within seconds. Measured
+    // 0.24 s on an idle machine; the bound leaves room for a guest under
+    // software emulation beside other load (1.18 s seen), far from the tick.
     for file in ["events/add.tsv", "events/delete.tsv"] {
         let (collected, _) =
             delays(dir, file).unwrap_or_else(|| panic!("{file}: never seen: {}", read(dir, file)));
         assert!(
-            collected <= 1.0,
+            collected <= 3.0,
             "{file}: collected {collected:.2} s after the command"
         );
     }

@@ -181,14 +181,14 @@ fn a_file_that_is_not_a_recording_is_refused_and_left_alone() {
 }
 
 #[test]
-fn a_demo_snapshot_costs_about_three_kilobytes() {
+fn a_demo_snapshot_costs_about_three_and_a_half_kilobytes() {
     // docs/recording.md quotes these sizes: keep them honest.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("demo.rec");
     let recorded = demo_snapshots(100);
     let writer = record(&path, &recorded);
     let per_snapshot = writer.size() / 100;
-    assert!(per_snapshot < 3_500, "{per_snapshot} bytes per snapshot");
+    assert!(per_snapshot < 4_000, "{per_snapshot} bytes per snapshot");
     let json: usize = recorded
         .iter()
         .map(|(s, _)| serde_json::to_vec(s).unwrap().len())
