@@ -87,10 +87,11 @@ phase_user() {
 # status as `wait` gives it: 143 for SIGTERM; "alive" if it outlived 10 s).
 phase_tui_signal() {
 	local d=$OUT/tui _
-	# leave the device view, focus back on the consumers (Tab)
+	# leave the device view, focus back on the consumers: Shift-Tab from the
+	# devices (Tab would go on to the problems strip, there are problems here)
 	tmux send-keys -t tui Escape
 	sleep 0.5
-	tmux send-keys -t tui Tab
+	tmux send-keys -t tui BTab
 	spawn victim vm_workload -r /tmp/victim.ready -d rxe0 -g "$RXE0_GID" threads
 	echo "$PID_victim" >"$d/victim.pid"
 	wait_ready /tmp/victim.ready 30 || return 1
