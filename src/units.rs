@@ -292,13 +292,17 @@ mod tests {
         assert_eq!(si(-3.0), "0");
         assert_eq!(si(f64::NAN), "0");
         assert_eq!(si(0.5), "0.5");
+        assert_eq!(si(7.0), "7");
         assert_eq!(si(980.4), "980");
         assert_eq!(si(12_500.0), "12.5k");
         assert_eq!(si(999_990.0), "1M");
+        assert_eq!(si(345e9), "345G");
         assert_eq!(bytes_per_s(11.1e9), "11.1 GB/s");
+        assert_eq!(bytes_per_s(25e9), "25 GB/s");
         assert_eq!(bits_per_s(200e9), "200 Gb/s");
         assert_eq!(packets_per_s(98_200.0), "98.2 kp/s");
         assert_eq!(per_s(180.0), "180/s");
+        assert_eq!(per_s(3.0), "3/s");
         let mut v = 0.1;
         while v < 1e17 {
             for text in [bytes_per_s(v), bits_per_s(v), packets_per_s(v)] {

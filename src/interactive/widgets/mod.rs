@@ -1,6 +1,6 @@
 //! The drawing blocks every screen composes: the object table (its state in
 //! `table/`, its drawing in `table/draw.rs`), cursors, gauges, sparklines,
-//! text fitting, counter rates, modal boxes, port states, a port's traffic line, sort markers and the theme.
+//! text fitting, modal boxes, port states, a port's traffic line, sort markers and the theme.
 //! Widgets never import a screen.
 
 pub(crate) mod cursor;
@@ -10,7 +10,6 @@ pub(crate) mod gauge;
 pub(crate) mod modal;
 pub(crate) mod paint;
 pub(crate) mod port_state;
-pub(crate) mod rates;
 pub(crate) mod sparkline;
 pub mod table;
 pub mod theme;

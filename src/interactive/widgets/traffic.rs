@@ -2,10 +2,10 @@
 //! moved), as the counters screen and the device screen both show it.
 
 use crate::interactive::rows::devices::{PortSummary, Traffic};
-use crate::interactive::widgets::rates::{bytes_per_s, packets_per_s};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::counters::Throughput;
 use crate::units::percent;
+use crate::units::{bytes_per_s, packets_per_s};
 use ratatui::text::Span;
 
 /// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%  moved out_of_sequence ...`,

@@ -17,10 +17,10 @@ use crate::interactive::widgets::gauge::{gauge, trend_gauge};
 use crate::interactive::widgets::paint::{
     put, put_header_cell, put_line, put_spans, style_area, title_line,
 };
-use crate::interactive::widgets::rates::{bytes_per_s, packets_per_s};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::counters::Throughput;
 use crate::units::percent;
+use crate::units::{bytes_per_s, packets_per_s};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
