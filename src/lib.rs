@@ -12,6 +12,7 @@ pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod export;
+pub mod file_kind;
 pub mod fleet;
 pub mod interactive;
 pub mod manual;

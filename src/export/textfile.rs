@@ -27,7 +27,7 @@
 use crate::shared_dir::{self, directory_of};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// How every file restop writes begins (its first metric family): how
@@ -135,18 +135,8 @@ pub fn check_target_for(path: &Path, replace: Replace) -> io::Result<()> {
         Err(e) => return Err(e),
     };
     let kind = meta.file_type();
-    let what = if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
+    let what = if let Some(what) = crate::file_kind::not_regular(kind) {
+        what
     } else if meta.len() == 0 || replace == Replace::AnyFile || written_by_restop(path)? {
         return Ok(());
     } else {

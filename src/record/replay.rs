@@ -215,26 +215,14 @@ impl ReplaySource {
 /// that may never come) and refuses what is not a regular file: a replay
 /// reads at offsets, and a FIFO or a device has none to read.
 fn open_regular(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
         .open(path)?;
     let kind = file.metadata()?.file_type();
-    let what = if kind.is_file() {
+    let Some(what) = crate::file_kind::not_regular(kind) else {
         return Ok(file);
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
     };
     Err(std::io::Error::new(
         std::io::ErrorKind::InvalidInput,

@@ -10,7 +10,7 @@
 
 use super::file::{Defaults, parse_config};
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Far above any real config file (every option with a comment is ~2 KiB).
@@ -70,20 +70,7 @@ fn read_bounded(path: &Path) -> std::io::Result<String> {
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
         .open(path)?;
     let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() {
-            "a character device"
-        } else if kind.is_block_device() {
-            "a block device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
+    if let Some(what) = crate::file_kind::not_regular(kind) {
         return Err(Error::new(
             ErrorKind::InvalidInput,
             format!("it is {what}; a config file must be a regular file"),

@@ -17,7 +17,6 @@ pub use file::parse_web_config;
 
 use std::fmt;
 use std::io::Read;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -176,20 +175,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     let kind = meta.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() {
-            "a character device"
-        } else if kind.is_block_device() {
-            "a block device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
+    if let Some(what) = crate::file_kind::not_regular(kind) {
         return Err(format!("{what}, not a regular file"));
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
