@@ -173,12 +173,18 @@ fn read_text(path: &Path) -> Result<String, String> {
 /// The file's bytes; what it is when it is no regular file, and a bound on its size
 /// (`/dev/zero` or a FIFO must neither fill memory nor block).
 pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    let kind = meta.file_type();
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK, then what it is: a FIFO put there between a look at the
+    // name and the open must not block the open (the config file's way).
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
     if let Some(what) = crate::file_kind::not_regular(kind) {
         return Err(format!("{what}, not a regular file"));
     }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     file.take(max + 1)
         .read_to_end(&mut bytes)
