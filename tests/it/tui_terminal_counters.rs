@@ -130,12 +130,19 @@ fn c_opens_the_counters_view_of_the_selected_port_on_the_demo() {
     s.keys(&["s"]);
     s.keys(&["s"]);
     s.keys(&["g"]);
-    let by_rate = s.wait_for("sorted by rate", |t| t.contains("RATE▼"));
-    let first = by_rate
-        .lines()
-        .skip_while(|l| !l.starts_with("COUNTER"))
-        .nth(1)
-        .unwrap_or_default();
+    // `g` may land a frame after the sort: wait for the top row, not for
+    // the sort mark alone (the value sort had scrolled the table).
+    let first_row = |t: &str| {
+        t.lines()
+            .skip_while(|l| !l.starts_with("COUNTER"))
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let by_rate = s.wait_for("sorted by rate, from the top", |t| {
+        t.contains("RATE▼") && first_row(t).contains("port_")
+    });
+    let first = first_row(&by_rate);
     assert!(first.contains("port_") && first.contains("/s"), "{by_rate}");
     // `c` again closes it; `q` ends restop.
     s.keys(&["c"]);
