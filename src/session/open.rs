@@ -22,6 +22,10 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
             Some(name) => DemoSource::for_host(name, *seed, source.interval, source.demo_at),
             None => DemoSource::starting_at(*seed, source.interval, source.demo_at),
         }),
+        Origin::Live if super::stalled::asked() => Box::new(LiveSource::with_client(
+            crate::nldev::NldevClient::new(super::stalled::StalledKernel),
+            live_options(settings),
+        )),
         Origin::Live if settings.mode == Mode::Export => {
             let options = live_options(settings);
             Box::new(Reopening::new(SourceKind::Live, move || {

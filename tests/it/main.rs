@@ -49,6 +49,7 @@ mod harden_record;
 mod harden_replay;
 mod harden_scale;
 mod harden_signals;
+mod harden_signals_netlink;
 mod harden_textfile;
 mod kube_join;
 mod kube_owners;
