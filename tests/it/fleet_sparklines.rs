@@ -125,16 +125,22 @@ fn percent_decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The hosts table's rows on `screen`: (host, the row's text).
+/// What a row's first cell says (`RowStatus::label`).
+const STATUSES: [&str; 7] = ["DOWN", "MISSING", "STALE", "NO-RDMA", "CRIT", "WARN", "ok"];
+
+/// The hosts table's rows on `screen` (up to the footer): (host, the row's text).
 fn rows(screen: &str) -> Vec<(String, String)> {
     screen
         .lines()
         .skip_while(|l| !l.starts_with("STATUS"))
         .skip(1)
-        .take_while(|l| !l.trim().is_empty() && !l.starts_with(' '))
-        .filter_map(|l| {
-            let host = l.split_whitespace().nth(1)?;
-            Some((host.to_string(), l.to_string()))
+        .map_while(|l| {
+            let mut words = l.split_whitespace();
+            let status = words.next()?;
+            let host = words.next()?;
+            STATUSES
+                .contains(&status)
+                .then(|| (host.to_string(), l.to_string()))
         })
         .collect()
 }
