@@ -151,10 +151,20 @@ fn blocked_in_write(pid: u32) -> bool {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return false;
     };
-    tasks.flatten().any(|task| {
-        let wchan = std::fs::read_to_string(task.path().join("wchan")).unwrap_or_default();
-        wchan.contains("pipe_write") || wchan.contains("tty_write") || wchan == "wait_woken"
-    })
+    tasks
+        .flatten()
+        .any(|task| writing(&task.path().join("wchan")))
+}
+
+/// Whether the view's own thread (the process' main thread, which draws) sleeps in a write
+/// to its terminal: a feed thread waiting on the network also sleeps in `wait_woken`.
+fn view_blocked_in_write(pid: u32) -> bool {
+    writing(Path::new(&format!("/proc/{pid}/task/{pid}/wchan")))
+}
+
+fn writing(wchan: &Path) -> bool {
+    let wchan = std::fs::read_to_string(wchan).unwrap_or_default();
+    wchan.contains("pipe_write") || wchan.contains("tty_write") || wchan == "wait_woken"
 }
 
 fn wait_for(what: &str, done: impl Fn() -> bool) {
@@ -172,9 +182,14 @@ fn wait_for(what: &str, done: impl Fn() -> bool) {
 fn check(case: &str, mut run: Run, blocked: Blocked, signal: Signal, ready: &dyn Fn() -> bool) {
     let pid = run.child.id();
     match blocked {
-        Blocked::FullPipe | Blocked::StoppedReader | Blocked::Terminal => {
+        Blocked::FullPipe | Blocked::StoppedReader => {
             wait_for(&format!("{case}: blocked in a write"), || {
                 blocked_in_write(pid)
+            });
+        }
+        Blocked::Terminal => {
+            wait_for(&format!("{case}: the view blocked in a write"), || {
+                view_blocked_in_write(pid)
             });
         }
         Blocked::StalledPeer | Blocked::Idle | Blocked::HangingServer => {
