@@ -53,6 +53,9 @@ pub fn run(args: &FleetArgs, config_path: Option<&Path>) -> Result<u8> {
             }
         };
     }
+    // Blocked on a Prometheus or an exporter that does not answer, or on a full stdout pipe,
+    // the run still ends soon after a termination signal: the watchdog's 128 + N.
+    let _signals = crate::signals::install()?;
     let mut source = match open(&settings) {
         Ok(source) => source,
         Err(message) => {

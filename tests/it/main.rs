@@ -42,6 +42,7 @@ mod fleet_direct;
 mod fleet_errors;
 mod fleet_prometheus;
 mod fleet_rules;
+mod fleet_sparklines;
 mod fleet_terminal;
 mod fleet_view;
 mod harden_bounds;

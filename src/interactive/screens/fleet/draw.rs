@@ -46,6 +46,7 @@ pub fn draw(frame: &mut Frame, view: &FleetView) {
             buf,
             &TableArea::new(l.body),
             &view.hosts,
+            &view.trails,
             has_reading,
             true,
             &theme,
