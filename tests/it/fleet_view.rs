@@ -188,6 +188,7 @@ fn detail() -> FleetReading {
 
 fn view() -> FleetView {
     let mut view = FleetView::new(FleetConfig {
+        ascii: false,
         source: "Prometheus http://prometheus:9090".into(),
         rules: RowRules {
             thresholds: Thresholds::default(),

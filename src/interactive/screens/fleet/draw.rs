@@ -24,8 +24,15 @@ pub fn theme_of(config: &FleetConfig) -> Theme {
     Theme::of(config.color, config.theme)
 }
 
-/// Draws the whole screen for `view`.
+/// Draws the whole screen for `view`, in ASCII only under a locale that is not UTF-8.
 pub fn draw(frame: &mut Frame, view: &FleetView) {
+    draw_screen(frame, view);
+    if view.config.ascii {
+        crate::interactive::widgets::charset::to_ascii(frame.buffer_mut());
+    }
+}
+
+fn draw_screen(frame: &mut Frame, view: &FleetView) {
     let area = frame.area();
     let theme = theme_of(&view.config);
     if too_small(area) {

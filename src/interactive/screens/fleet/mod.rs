@@ -43,6 +43,8 @@ pub struct FleetConfig {
     pub color: bool,
     pub theme: ThemeKind,
     pub mouse: bool,
+    /// ASCII only (a locale that is set and not UTF-8, as the single-host view).
+    pub ascii: bool,
 }
 
 /// Which list has the cursor: the hosts table or one of the cluster lists.
