@@ -94,6 +94,7 @@ mod tui_counters;
 mod tui_drawn_layout;
 mod tui_grouping;
 mod tui_keys_terminal;
+mod tui_many_devices;
 mod tui_problems;
 mod tui_render;
 mod tui_signal;
