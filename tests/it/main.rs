@@ -34,6 +34,7 @@ mod export_cli;
 mod export_exposition;
 mod export_http;
 mod export_prometheus;
+mod export_scale;
 mod export_signals;
 mod export_textfile;
 mod export_tls;
