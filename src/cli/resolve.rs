@@ -96,6 +96,7 @@ fn source_settings(cli: &Cli, d: &Defaults, mode: Mode) -> SourceSettings {
         origin,
         demo_at: s.demo_at.unwrap_or(defaults.demo_at),
         demo_host: s.demo_host.clone(),
+        demo_devices: s.demo_devices,
         interval,
         timeout: s.timeout.or(d.timeout).unwrap_or(defaults.timeout),
         objects_every: s

@@ -164,6 +164,13 @@ pub const GROUP: Command = row(
     Applies::MainScreen,
     None,
 );
+pub const VFS: Command = row(
+    &[(key('v'), Action::Vfs)],
+    "v",
+    "devices pane: show / fold the VFs of the selected PF",
+    Applies::MainScreen,
+    None,
+);
 pub const FULL_TEXT: Command = row(
     &[(key('w'), Action::FullText)],
     "w",
@@ -380,6 +387,7 @@ pub const COMMANDS: &[&Command] = &[
     &BASELINE,
     &SPARKLINES,
     &GROUP,
+    &VFS,
     &FULL_TEXT,
     &FILTER,
     &SORT_NEXT,
