@@ -120,3 +120,5 @@ RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 
 RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_counters netdev_vm::   # vm_counters::, vm_counters_tui:: and netdev_vm::, one boot
 # the netns scenario boots Debian's 7.3 kernel (trixie-backports), whose rxe can move to another namespace
 RESTOP_VM_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 netns_vm::
+# the systemd guest (run-vm.sh -s): the deploy step's .deb installed, enabled, upgraded, removed and purged
+RESTOP_VM_TESTS=1 RESTOP_DEPLOY_TESTS=1 cargo test --locked --test it -- --nocapture --test-threads=1 vm_lifecycle::

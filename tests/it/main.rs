@@ -114,5 +114,6 @@ mod vm_counters;
 mod vm_counters_tui;
 mod vm_e2e;
 mod vm_leak;
+mod vm_lifecycle;
 mod vm_perf;
 mod vm_support;
