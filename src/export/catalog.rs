@@ -188,6 +188,7 @@ pub const PROBLEM: Family = gauge(
     "1 for each problem while it is raised; no series otherwise. kind is the rule \
      (limit, leak_suspect, error_qps, nic_errors, congestion, link_flap, port_not_active, ...), \
      subject what it is about (host, device, port, process, kernel, unattributed, cgroup), \
+     device the device it is on (an owner's ERROR QPs: one series per device they are on), \
      name the owner's or cgroup's name (no pid), detail the counter, type or quota. At most \
      100 series.",
 );

@@ -100,7 +100,9 @@ pub fn render_with_problems(
 /// still exposes a bounded document (`restop_problems` counts them all).
 const MAX_PROBLEM_SERIES: usize = 100;
 
-/// Counts by severity, then one series per problem, in rank order. Labels
+/// Counts by severity, then one series per problem and device it is on, in
+/// rank order (an owner's ERROR QPs on two devices are two series, so an
+/// alert routes by device as it does for a device's own problems). Labels
 /// carry no pid, so a restarted process does not start new series; problems
 /// that then coincide are one series (the value is 1 either way).
 fn write_problems(w: &mut Writer, problems: &[Problem]) {
@@ -109,29 +111,35 @@ fn write_problems(w: &mut Writer, problems: &[Problem]) {
     }
     let mut written = std::collections::BTreeSet::new();
     for p in problems {
-        if written.len() >= MAX_PROBLEM_SERIES {
-            break;
-        }
         let port = p.subject.port().map(|p| p.to_string()).unwrap_or_default();
         let name = match &p.subject {
             Subject::Owner { owner } => owner_name_without_pid(&p.subject_name, owner),
             Subject::Cgroup { cgroup, .. } => cgroup.clone(),
             _ => String::new(),
         };
-        let labels = [
-            p.kind.name().to_string(),
-            p.severity.name().to_string(),
-            p.subject.kind().to_string(),
-            p.subject.device().unwrap_or("").to_string(),
-            port,
-            name,
-            p.detail.clone().unwrap_or_default(),
-        ];
-        if !written.insert(labels.clone()) {
-            continue;
+        let mut devices = p.devices();
+        if devices.is_empty() {
+            devices.push("");
         }
-        let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-        w.sample(&catalog::PROBLEM, &refs, 1u64);
+        for device in devices {
+            if written.len() >= MAX_PROBLEM_SERIES {
+                return;
+            }
+            let labels = [
+                p.kind.name().to_string(),
+                p.severity.name().to_string(),
+                p.subject.kind().to_string(),
+                device.to_string(),
+                port.clone(),
+                name.clone(),
+                p.detail.clone().unwrap_or_default(),
+            ];
+            if !written.insert(labels.clone()) {
+                continue;
+            }
+            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+            w.sample(&catalog::PROBLEM, &refs, 1u64);
+        }
     }
 }
 

@@ -82,32 +82,116 @@ pub fn contains(r: Rect, x: u16, y: u16) -> bool {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MainLayout {
+    /// The problems strip (no rows without problems).
+    pub strip: Rect,
     pub devices: TableArea,
     pub consumers: TableArea,
+    /// The ERROR QPs under the consumers (no rows on small terminals or
+    /// without ERROR QPs).
+    pub error_qps: TableArea,
 }
+
+/// What the main screen's panes have to show, in lines: the problems strip's
+/// entries and the height its share rule gives it, the device rows, the
+/// consumer rows and the ERROR QPs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MainWants {
+    pub problems: usize,
+    pub strip: u16,
+    pub devices: usize,
+    pub consumers: usize,
+    pub error_qps: usize,
+}
+
+/// Terminal rows from which the ERROR QPs have a pane on the main screen.
+pub const ERROR_PANE_MIN_ROWS: u16 = 40;
 
 /// Splits the main screen: the devices table takes what its devices need, up to
 /// about half the body, so the consumers table always keeps some rows.
 pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
-    let wanted = u16::try_from(device_rows.max(1))
-        .unwrap_or(u16::MAX)
-        .saturating_add(2);
-    let cap = (body.height / 2).max(4);
-    let mut devices_h = wanted.min(cap).min(body.height);
-    if body.height.saturating_sub(devices_h) < 4 {
-        devices_h = body.height.saturating_sub(4).max(body.height.min(3));
+    main_panes(
+        body,
+        MainWants {
+            devices: device_rows,
+            // The consumers take whatever the devices leave.
+            consumers: usize::MAX,
+            ..MainWants::default()
+        },
+    )
+}
+
+/// Splits the main screen, top to bottom: the problems strip, the devices,
+/// the consumers and, with at least [`ERROR_PANE_MIN_ROWS`] terminal rows and
+/// ERROR QPs to list, their pane (as many rows as they need, up to a quarter
+/// of what is under the strip). Each part starts at its own rule (the strip's
+/// share, the devices up to about half, the consumers the rest); then the rows
+/// the consumers cannot fill go to the parts that cannot show all their lines
+/// (strip, devices, ERROR QPs, in that order), so no pane stays empty while
+/// another is cut.
+pub fn main_panes(body: Rect, wants: MainWants) -> MainLayout {
+    let strip_h = wants.strip.min(body.height);
+    let rest = body.height - strip_h;
+    let device_want = lines(wants.devices.max(1)).saturating_add(2);
+    let cap = (rest / 2).max(4);
+    let mut devices_h = device_want.min(cap).min(rest);
+    if rest.saturating_sub(devices_h) < 4 {
+        devices_h = rest.saturating_sub(4).max(rest.min(3));
     }
-    let devices = Rect::new(body.x, body.y, body.width, devices_h);
+    let terminal_rows = body.height + HEADER_HEIGHT + FOOTER_HEIGHT;
+    let error_want = if wants.error_qps > 0 && terminal_rows >= ERROR_PANE_MIN_ROWS {
+        lines(wants.error_qps).saturating_add(2)
+    } else {
+        0
+    };
+    let consumer_min = 6;
+    let mut error_h = error_want
+        .min((rest / 4).max(3))
+        .min(rest.saturating_sub(devices_h + consumer_min));
+    if error_h < 3 {
+        error_h = 0;
+    }
+    let mut consumers_h = rest.saturating_sub(devices_h + error_h);
+    let mut strip_h = strip_h;
+    // Rows the consumers leave empty go to whoever is cut.
+    let consumer_want = lines(wants.consumers.max(1)).saturating_add(2);
+    let mut spare = consumers_h.saturating_sub(consumer_want);
+    let problem_lines = lines(wants.problems);
+    let error_want = if error_h > 0 { error_want } else { 0 };
+    for (got, want) in [
+        (&mut strip_h, problem_lines),
+        (&mut devices_h, device_want),
+        (&mut error_h, error_want),
+    ] {
+        let more = want.saturating_sub(*got).min(spare);
+        *got += more;
+        spare -= more;
+        consumers_h -= more;
+    }
+    let strip = Rect::new(body.x, body.y, body.width, strip_h);
+    let devices = Rect::new(body.x, body.y + strip_h, body.width, devices_h);
     let consumers = Rect::new(
         body.x,
-        body.y + devices_h,
+        body.y + strip_h + devices_h,
         body.width,
-        body.height.saturating_sub(devices_h),
+        consumers_h,
+    );
+    let error_qps = Rect::new(
+        body.x,
+        body.y + strip_h + devices_h + consumers_h,
+        body.width,
+        error_h,
     );
     MainLayout {
+        strip,
         devices: TableArea::new(devices),
         consumers: TableArea::new(consumers),
+        error_qps: TableArea::new(error_qps),
     }
+}
+
+/// A count of lines as a height.
+fn lines(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,6 +352,62 @@ mod tests {
     fn few_devices_take_only_their_rows() {
         let l = main_layout(Rect::new(0, 2, 160, 47), 3);
         assert_eq!(l.devices.rows.height, 3);
+    }
+
+    fn wants(
+        problems: usize,
+        strip: u16,
+        devices: usize,
+        consumers: usize,
+        err: usize,
+    ) -> MainWants {
+        MainWants {
+            problems,
+            strip,
+            devices,
+            consumers,
+            error_qps: err,
+        }
+    }
+
+    #[test]
+    fn error_qps_get_a_pane_from_40_rows() {
+        let at_40 = main_panes(Rect::new(0, 2, 120, 37), wants(3, 3, 5, 16, 3));
+        assert_eq!(at_40.error_qps.rows.height, 3);
+        let at_24 = main_panes(Rect::new(0, 2, 80, 21), wants(3, 1, 5, 16, 3));
+        assert_eq!(at_24.error_qps.area().height, 0);
+        let none = main_panes(Rect::new(0, 2, 120, 37), wants(3, 3, 5, 16, 0));
+        assert_eq!(none.error_qps.area().height, 0);
+    }
+
+    #[test]
+    fn rows_the_consumers_leave_empty_go_to_a_cut_pane() {
+        // Two consumers, a strip held to its share with twenty problems.
+        let l = main_panes(Rect::new(0, 2, 120, 37), wants(20, 7, 3, 2, 0));
+        assert_eq!(l.strip.height, 20);
+        assert_eq!(l.consumers.rows.height, 37 - 20 - 5 - 2);
+        // Forty ERROR QPs: their pane grows past its quarter.
+        let l = main_panes(Rect::new(0, 2, 220, 57), wants(2, 2, 3, 2, 40));
+        assert_eq!(l.error_qps.rows.height, 40);
+        assert_eq!(l.consumers.area().height, 57 - 2 - 5 - 42);
+    }
+
+    #[test]
+    fn the_panes_fill_the_body_exactly() {
+        for h in [8, 21, 37, 45, 57] {
+            for w in [
+                wants(0, 0, 1, 1, 0),
+                wants(30, 5, 40, 200, 90),
+                wants(2, 2, 5, 3, 1),
+            ] {
+                let l = main_panes(Rect::new(0, 2, 80, h), w);
+                let sum = l.strip.height
+                    + l.devices.area().height
+                    + l.consumers.area().height
+                    + l.error_qps.area().height;
+                assert_eq!(sum, h, "{w:?} in {h}");
+            }
+        }
     }
 
     #[test]

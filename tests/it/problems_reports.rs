@@ -165,3 +165,60 @@ fn the_demo_timeline_raises_what_the_user_guide_says() {
     assert!(error_severities.contains(&Severity::Warning));
     assert!(error_severities.contains(&Severity::Critical));
 }
+
+/// An owner's ERROR QPs on two devices are one problem in the list and one
+/// `restop_problem` series per device, each naming its device.
+#[test]
+fn the_exporter_names_the_devices_of_an_owners_error_qps() {
+    use crate::tui_common::{fixture, owner, qp};
+    use restop::export::exposition::Format;
+    use restop::export::health::Health;
+    use restop::export::render::{RenderInput, render_with_problems};
+    use restop::export::top_owners::OwnerOptions;
+    use restop::model::QpState;
+
+    let mut s = fixture(&DetailScope::ErrorsOnly);
+    s.objects.push(qp(1, 77, QpState::Err, owner(100)));
+    let mut history = History::new(HistoryConfig::default());
+    history.push(&s);
+    let problems = history.insights(&s, &Filter::default()).problems;
+    let broken: Vec<_> = problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::ErrorQps && p.subject_name.contains("train.py"))
+        .collect();
+    assert_eq!(broken.len(), 1, "one problem for the owner: {problems:#?}");
+    assert_eq!(broken[0].devices(), vec!["mlx5_0", "mlx5_1"]);
+
+    let health = Health::new(s.meta.source);
+    let text = render_with_problems(
+        &RenderInput {
+            snapshot: Some(&s),
+            health: &health,
+            top: 5,
+            error_qp_ages: None,
+            leak_suspects: None,
+        },
+        Format::Text,
+        &OwnerOptions::default(),
+        Some(&problems),
+    );
+    let series: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("restop_problem{kind=\"error_qps\"") && l.contains("train.py"))
+        .collect();
+    assert_eq!(series.len(), 2, "one series per device: {series:#?}");
+    for device in ["mlx5_0", "mlx5_1"] {
+        assert!(
+            series
+                .iter()
+                .any(|l| l.contains(&format!("device=\"{device}\""))),
+            "no series on {device}: {series:#?}"
+        );
+    }
+    assert!(
+        !text.lines().any(
+            |l| l.starts_with("restop_problem{kind=\"error_qps\"") && l.contains("device=\"\"")
+        ),
+        "an ERROR-QP series without its device: {text}"
+    );
+}

@@ -221,7 +221,11 @@ fn rising_counts_are_marked_on_their_row_from_the_first_seconds() {
         app.update(Event::Tick(now));
     }
     let text = screen(&app, 100, 24);
-    let row = text.lines().find(|l| l.contains("train.py")).unwrap();
+    // The consumer row (the problems strip names train.py too).
+    let row = text
+        .lines()
+        .find(|l| l.contains("train.py") && l.contains("alice"))
+        .unwrap();
     assert!(row.contains("↑ +6 MR"), "{text}");
     let other = text.lines().find(|l| l.contains("ib_write_bw")).unwrap();
     assert!(!other.contains('↑'), "{other}");

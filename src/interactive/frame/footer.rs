@@ -66,8 +66,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     put_spans(buf, area, &fit_parts(parts, usize::from(area.width)));
 }
 
-/// The sort hint loses its key and word only after most hints are gone.
-const COST_SHORT_SORT: u8 = 150;
+/// The sort hint loses its key and word after the hints past the seventh
+/// are gone, before the filter's (the eighth) goes.
+const COST_SHORT_SORT: u8 = 140;
 
 /// The rows of the key table the footer names on the current screen (it
 /// puts them in the table's order): a modal box's own when one is open.

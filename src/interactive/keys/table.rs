@@ -132,7 +132,7 @@ pub const ALERTS: Command = row(
     "a",
     "problems: what is wrong, most severe first",
     Applies::Everywhere,
-    hint("a", " problems ", 80),
+    hint("a", " problems ", 50),
 );
 const C: &[(Chord, Action)] = &[(key('c'), Action::Counters)];
 pub const COUNTERS: Command = row(
@@ -220,7 +220,7 @@ pub const SORT_MENU: Command = row(
     "F6",
     "sort menu: choose the column to sort by",
     Applies::MainScreen,
-    hint("F6", " sort ", 52),
+    hint("F6", " sort ", 56),
 );
 pub const REVERSE: Command = row(
     &[(key('r'), Action::Reverse)],
@@ -262,10 +262,14 @@ const TAB: &[(Chord, Action)] = &[(code(KeyCode::Tab), Action::NextPart)];
 pub const NEXT_PART: Command = row(
     TAB,
     "Tab",
-    "main screen: switch between devices and consumers",
+    "main screen: the next pane (consumers, devices, problems)",
     Applies::Everywhere,
     None,
 );
+/// On the main screen the footer names `c` and Tab (which moves between the
+/// panes) after the filter, so `e` keeps its place on narrow terminals.
+pub const PANES: Command = footer(TAB, Applies::MainScreen, hint("Tab", " panes ", 53));
+pub const MAIN_COUNTERS: Command = footer(C, Applies::MainScreen, hint("c", " counters ", 52));
 pub const OBJECT_TYPES: Command = row(
     &[
         (code(KeyCode::BackTab), Action::PrevPart),
@@ -414,6 +418,8 @@ pub const COMMANDS: &[&Command] = &[
     &BY_CONTAINER,
     &BY_POD,
     &NEXT_TYPE,
+    &PANES,
+    &MAIN_COUNTERS,
     &PORTS_OR_CONSUMERS,
     &CLOSE_COUNTERS,
     &BOX_SCROLL,

@@ -168,7 +168,7 @@ fn trim_start(mut part: Vec<Span<'_>>) -> Vec<Span<'_>> {
 }
 
 /// The spans cut to `width` at a word of the span that crosses it.
-fn cut_spans(part: Vec<Span<'_>>, width: usize) -> Vec<Span<'_>> {
+pub fn cut_spans(part: Vec<Span<'_>>, width: usize) -> Vec<Span<'_>> {
     let mut out = Vec::new();
     let mut used = 0usize;
     for span in part {

@@ -1,18 +1,28 @@
 //! Bounds-checked writes into the frame buffer, so no size ever panics.
+//! A text wider than its room is cut between words and marked `…` here,
+//! the one place every line goes through, so no screen shows a word the
+//! edge broke.
 
 use crate::interactive::layout::TableArea;
-use crate::interactive::widgets::fit::{Part, cut_at_word, fit_parts};
+use crate::interactive::widgets::fit::{Part, cut_at_word, cut_spans, fit_parts, spans_width};
 use crate::interactive::widgets::format::pad;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// Writes `text` at (`x`, `y`), at most `width` cells, clipped to the buffer.
+/// Writes `text` at (`x`, `y`), at most `width` cells (cut between words
+/// with `…` when wider, and at the buffer's edge), clipped to the buffer.
 pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) -> u16 {
     let area = buf.area;
     if y < area.y || y >= area.bottom() || x < area.x || x >= area.right() {
         return x;
+    }
+    let width = width.min(area.right() - x);
+    // Blanks past the edge (padding) are no text to cut.
+    if Span::raw(text.trim_end()).width() > usize::from(width) {
+        let cut = cut_at_word(text, usize::from(width));
+        return buf.set_stringn(x, y, cut, usize::from(width), style).0;
     }
     buf.set_stringn(x, y, text, usize::from(width), style).0
 }
@@ -45,7 +55,15 @@ pub fn put_spans(buf: &mut Buffer, area: Rect, spans: &[Span<'_>]) {
     if area.is_empty() {
         return;
     }
-    buf.set_line(area.x, area.y, &Line::from(spans.to_vec()), area.width);
+    // Blanks past the edge (padding) are no text to cut.
+    let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
+    let blanks = text.chars().rev().take_while(|c| *c == ' ').count();
+    let spans = if spans_width(spans).saturating_sub(blanks) > usize::from(area.width) {
+        cut_spans(spans.to_vec(), usize::from(area.width))
+    } else {
+        spans.to_vec()
+    };
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 
 /// Applies `style` to a whole area (row highlight), clipped to the buffer.

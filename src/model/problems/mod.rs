@@ -250,6 +250,9 @@ pub struct Problem {
     /// One line for people, the subject included.
     pub why: String,
     pub opens: Opens,
+    /// The devices it is on when its subject is not one: the devices of an
+    /// owner's ERROR QPs (empty otherwise; `devices()` reads both).
+    pub on_devices: Vec<String>,
 }
 
 /// What identifies one problem across snapshots: its kind, its subject and
@@ -285,6 +288,17 @@ impl Problem {
             unit: "events",
             why: format!("collection failed: {message}"),
             opens: Opens::Nothing,
+            on_devices: Vec::new(),
+        }
+    }
+
+    /// The devices it is on: its subject's device, else the devices it was
+    /// raised on (an owner's ERROR QPs on two devices are on both); empty
+    /// for a problem of no device.
+    pub fn devices(&self) -> Vec<&str> {
+        match self.subject.device() {
+            Some(device) => vec![device],
+            None => self.on_devices.iter().map(String::as_str).collect(),
         }
     }
 

@@ -65,6 +65,7 @@ fn problem(
         unit: "objects",
         why,
         opens,
+        on_devices: Vec::new(),
     }
 }
 
@@ -310,6 +311,7 @@ fn error_qps(input: &Input<'_>, out: &mut Vec<Problem>) {
             value: Some(age.as_secs_f64()),
             threshold: Some(secs(threshold)),
             unit: "seconds",
+            on_devices: b.devices.clone(),
             ..problem(
                 severity,
                 ProblemKind::ErrorQps,

@@ -20,6 +20,7 @@ use crate::interactive::screens::table::{
 use crate::interactive::screens::{
     CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
 };
+use crate::interactive::widgets::fit::wrap_parts;
 use crate::interactive::widgets::paint::{put_spans, title_line};
 use crate::interactive::widgets::table::draw as table_draw;
 use crate::interactive::widgets::table::{Cell, Column, ObjectTable, Row};
@@ -66,6 +67,9 @@ pub struct DeviceScreen {
     pub table: ObjectTable,
     /// The device's QPs in ERR/SQE.
     pub error_qps: usize,
+    /// How wide the limits line is whole: it wraps onto the rows the
+    /// consumers table leaves empty rather than lose its last types.
+    pub limits_width: usize,
 }
 
 impl DeviceScreen {
@@ -87,6 +91,7 @@ impl DeviceScreen {
             focus: DeviceFocus::Consumers,
             table: ObjectTable::new(columns, QP_COLUMN, SortDirection::Descending),
             error_qps: 0,
+            limits_width: 0,
         }
     }
 
@@ -95,22 +100,35 @@ impl DeviceScreen {
     pub fn layout(&self, body: Rect) -> DeviceLayout {
         let mut y = body.y;
         let bottom = body.y + body.height;
+        let ports = u16::try_from(self.ports.len().clamp(1, 4)).unwrap_or(4);
+        let quotas_h = u16::from(body.height >= 16);
+        let error_rows = match body.height {
+            h if self.error_qps == 0 || h < 16 => 0,
+            h if h < 30 => 2,
+            _ => 5,
+        };
+        let errors_h = u16::from(self.error_qps > 0 && body.height >= 12)
+            + error_rows.min(u16::try_from(self.error_qps).unwrap_or(5));
+        // Rows the consumers table would leave empty go to the limits line.
+        let table_want = u16::try_from(self.table.rows.len().max(1))
+            .unwrap_or(u16::MAX)
+            .saturating_add(2);
+        let spare = body
+            .height
+            .saturating_sub(1 + ports + 1 + quotas_h + errors_h)
+            .saturating_sub(table_want);
+        let width = usize::from(body.width.max(1));
+        let limits_want = u16::try_from(self.limits_width.div_ceil(width).clamp(1, 3)).unwrap_or(1);
         let mut take = |h: u16| {
             let h = h.min(bottom - y);
             let r = Rect::new(body.x, y, body.width, h);
             y += h;
             r
         };
-        let ports = u16::try_from(self.ports.len().clamp(1, 4)).unwrap_or(4);
         let identity = take(1);
         let ports = take(ports);
-        let limits = take(1);
-        let quotas = take(u16::from(body.height >= 16));
-        let error_rows = match body.height {
-            h if self.error_qps == 0 || h < 16 => 0,
-            h if h < 30 => 2,
-            _ => 5,
-        };
+        let limits = take(1 + (limits_want - 1).min(spare));
+        let quotas = take(quotas_h);
         let errors_title = take(u16::from(self.error_qps > 0 && body.height >= 12));
         let errors = take(error_rows.min(u16::try_from(self.error_qps).unwrap_or(5)));
         let table = TableArea::new(take(u16::MAX));
@@ -205,6 +223,14 @@ impl Screen for DeviceScreen {
             })
             .unwrap_or_default();
         self.port_cursor = self.port_cursor.min(self.ports.len().saturating_sub(1));
+        // Only the text's width is read: the colours do not change it.
+        self.limits_width = self
+            .device(Some(snapshot))
+            .map(|d| {
+                let spans = limits_line(d, ctx, &Theme::new(false));
+                crate::interactive::widgets::fit::spans_width(&spans)
+            })
+            .unwrap_or(0);
         // Counts on this device only, whatever device the filters name.
         let here = Filter {
             device: Some(self.name.clone()),
@@ -300,7 +326,23 @@ impl Screen for DeviceScreen {
         put_spans(buf, layout.identity, &identity_line(device, theme));
         let selected = (self.focus == DeviceFocus::Ports).then_some(self.port_cursor);
         draw_ports(buf, layout.ports, &self.ports, selected, theme);
-        put_spans(buf, layout.limits, &limits_line(device, ctx, theme));
+        let parts = limits_line(device, ctx, theme)
+            .into_iter()
+            .map(|span| vec![span])
+            .collect();
+        let lines = wrap_parts(
+            parts,
+            usize::from(layout.limits.width),
+            usize::from(layout.limits.height),
+        );
+        for (i, line) in lines.iter().enumerate() {
+            let y = layout.limits.y + u16::try_from(i).unwrap_or(0);
+            put_spans(
+                buf,
+                Rect::new(layout.limits.x, y, layout.limits.width, 1),
+                line,
+            );
+        }
         if let Some(snapshot) = ctx.snapshot {
             put_spans(
                 buf,

@@ -1,5 +1,8 @@
 //! The main screen: the problems strip (what is wrong, most severe first),
-//! the devices table, then the top-consumers table. Tab moves the focus
+//! the devices table, then the top-consumers table and, on terminals of 40
+//! rows or more, the ERROR QPs whenever there are any (`e` opens them as a
+//! screen of their own). The panes share the rows as `layout::main_panes`
+//! says: none stays empty while another is cut. Tab moves the focus
 //! between them; Enter opens a consumer's drill-down, a group's processes, a
 //! device screen or what a problem is about. `o` groups the consumers by
 //! container or pod.
@@ -12,7 +15,9 @@ pub(crate) mod trouble;
 
 use crate::interactive::app::config::default_direction;
 use crate::interactive::keys::{Action, Command, table};
-use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
+use crate::interactive::layout::{
+    MainLayout, MainWants, TableArea, contains, contains_y, main_panes,
+};
 use crate::interactive::rows::consumer_columns::{
     ConsumerColumn, PlacedColumn, fit_consumer_columns_keeping,
 };
@@ -20,11 +25,15 @@ use crate::interactive::rows::devices::{DeviceRow, device_rows};
 use crate::interactive::rows::owner_trends::{baseline_deltas, group_deltas, sort_by_delta};
 use crate::interactive::screens::device::DeviceScreen;
 use crate::interactive::screens::drill::DrillScreen;
+use crate::interactive::screens::error_qps::ErrorQpScreen;
 use crate::interactive::screens::group::GroupScreen;
+use crate::interactive::screens::table::{TableScreen, settle_table};
 use crate::interactive::screens::{
     CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
 };
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
+use crate::interactive::widgets::paint::title_line;
+use crate::interactive::widgets::table::draw as table_draw;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::OwnerKey;
 use crate::model::consumers::{Consumer, SortDirection, SortKey, consumers, sort_consumers};
@@ -33,6 +42,7 @@ use crate::model::owner_group::{OwnerGroup, OwnerGroupRow, group_consumers};
 use crossterm::event::MouseEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::text::Span;
 use std::any::Any;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,6 +87,8 @@ pub struct MainScreen {
     name_wanted: Cell<Option<NameWanted>>,
     /// PFs whose VFs `v` opened in the devices pane (`trouble::arrange`).
     open_pfs: BTreeSet<String>,
+    /// The ERROR QPs the pane under the consumers lists (on tall terminals).
+    pub error_pane: ErrorQpScreen,
 }
 
 /// The width NAME asked for at a table width, grouping and sparkline choice.
@@ -101,6 +113,7 @@ impl MainScreen {
             deltas: BTreeMap::new(),
             name_wanted: Cell::new(None),
             open_pfs: BTreeSet::new(),
+            error_pane: ErrorQpScreen::default(),
         }
     }
 
@@ -120,26 +133,27 @@ impl MainScreen {
         self.refresh(ctx);
     }
 
-    /// The panes under the problems strip.
+    /// The problems strip and the panes under it.
     pub fn layout(&self, body: Rect) -> MainLayout {
-        main_layout(self.split(body).1, self.devices.len())
+        main_panes(body, self.wants(body, self.devices.len()))
     }
 
-    /// The problems strip's area and the body under it.
-    pub fn split(&self, body: Rect) -> (Rect, Rect) {
-        problems_strip::split(body, self.problems_len)
+    /// What each pane has to show, with `devices` device rows.
+    fn wants(&self, body: Rect, devices: usize) -> MainWants {
+        MainWants {
+            problems: self.problems_len,
+            strip: problems_strip::strip_height(body.height, self.problems_len),
+            devices,
+            consumers: self.rows.len(),
+            error_qps: self.error_pane.table.rows.len(),
+        }
     }
 
     /// Orders the device rows for the pane's room at this size, the
     /// selected device kept selected while the pane has the focus.
     fn arrange_devices(&mut self, ctx: &Ctx) {
-        let under = self.split(ctx.body).1;
-        let room = usize::from(
-            main_layout(under, self.device_tree.len())
-                .devices
-                .rows
-                .height,
-        );
+        let wants = self.wants(ctx.body, self.device_tree.len());
+        let room = usize::from(main_panes(ctx.body, wants).devices.rows.height);
         let selected = self
             .devices
             .get(self.device_cursor.selected)
@@ -287,7 +301,7 @@ impl MainScreen {
     fn page_rows(&self, ctx: &Ctx) -> u16 {
         let main = self.layout(ctx.body);
         page_of(match self.focus {
-            Focus::Problems => self.split(ctx.body).0.height,
+            Focus::Problems => main.strip.height,
             Focus::Devices => main.devices.rows.height,
             Focus::Consumers => main.consumers.rows.height,
         })
@@ -431,22 +445,24 @@ impl Screen for MainScreen {
             return;
         };
         self.count_problems(ctx);
-        self.device_tree = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
-        self.arrange_devices(ctx);
+        TableScreen::refresh(&mut self.error_pane, ctx);
         let consumers = consumers(snapshot, ctx.filter);
         let deltas = baseline_deltas(ctx.history, snapshot, &consumers, ctx.filter);
         self.rows = group_consumers(&consumers, self.grouping);
         self.deltas = group_deltas(&self.rows, &deltas);
         self.resort();
+        // The device pane's room depends on what the others need.
+        self.device_tree = device_rows(snapshot, ctx.filter, &ctx.history.counters().alerts());
+        self.arrange_devices(ctx);
     }
 
     fn settle(&mut self, ctx: &Ctx) {
         self.count_problems(ctx);
         self.arrange_devices(ctx);
-        let (strip, _) = self.split(ctx.body);
-        self.problem_cursor
-            .settle(self.problems_len, usize::from(strip.height));
         let main = self.layout(ctx.body);
+        self.problem_cursor
+            .settle(self.problems_len, usize::from(main.strip.height));
+        settle_table(&mut self.error_pane.table, &main.error_qps);
         self.device_cursor
             .settle(self.devices.len(), usize::from(main.devices.rows.height));
         self.consumer_cursor
@@ -503,17 +519,16 @@ impl Screen for MainScreen {
     }
 
     fn render(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, theme: &Theme) {
-        let (strip, _) = self.split(ctx.body);
+        let main = self.layout(ctx.body);
         problems_strip::draw(
             frame.buffer_mut(),
-            strip,
+            main.strip,
             &ctx.insights.problems,
             self.problem_cursor,
             self.focus == Focus::Problems,
             ctx,
             theme,
         );
-        let main = self.layout(ctx.body);
         crate::interactive::screens::main::draw_devices::draw(
             frame,
             &main.devices,
@@ -528,6 +543,7 @@ impl Screen for MainScreen {
             ctx,
             theme,
         );
+        draw_error_qps(frame, &main.error_qps, &self.error_pane, ctx, theme);
     }
 
     fn hints(&self) -> &'static [&'static Command] {
@@ -538,6 +554,8 @@ impl Screen for MainScreen {
                 &table::ERRORS,
                 &table::FILTER,
                 &table::SORT_MENU,
+                &table::MAIN_COUNTERS,
+                &table::PANES,
             ],
             OwnerGroup::Container => &[
                 &table::OPEN,
@@ -545,6 +563,8 @@ impl Screen for MainScreen {
                 &table::ERRORS,
                 &table::FILTER,
                 &table::SORT_MENU,
+                &table::MAIN_COUNTERS,
+                &table::PANES,
             ],
             OwnerGroup::Pod => &[
                 &table::OPEN,
@@ -552,6 +572,8 @@ impl Screen for MainScreen {
                 &table::ERRORS,
                 &table::FILTER,
                 &table::SORT_MENU,
+                &table::MAIN_COUNTERS,
+                &table::PANES,
             ],
         }
     }
@@ -559,4 +581,28 @@ impl Screen for MainScreen {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// The ERROR-QP pane under the consumers: the `e` screen's title and table,
+/// its note saying which key acts on them.
+fn draw_error_qps(
+    frame: &mut Frame,
+    area: &TableArea,
+    pane: &ErrorQpScreen,
+    ctx: &Ctx,
+    theme: &Theme,
+) {
+    if area.area().height == 0 {
+        return;
+    }
+    let buf = frame.buffer_mut();
+    let note = Span::styled("  e: open them", theme.dim());
+    title_line(
+        buf,
+        area.title,
+        pane.title(ctx, theme),
+        &[note],
+        theme.dim(),
+    );
+    table_draw::draw(buf, area, &pane.table, pane.empty_text(ctx), theme);
 }

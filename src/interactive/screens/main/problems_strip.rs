@@ -47,19 +47,6 @@ pub fn strip_height(body_rows: u16, n: usize) -> u16 {
     share.min(u16::try_from(n).unwrap_or(u16::MAX))
 }
 
-/// The strip's area at the top of `body`, and what is left under it.
-pub fn split(body: Rect, n: usize) -> (Rect, Rect) {
-    let h = strip_height(body.height, n);
-    let strip = Rect::new(body.x, body.y, body.width, h);
-    let rest = Rect::new(
-        body.x,
-        body.y + h,
-        body.width,
-        body.height.saturating_sub(h),
-    );
-    (strip, rest)
-}
-
 /// `critical`, `warning`, `notice`; four letters on a narrow strip.
 fn severity_word(s: Severity, narrow: bool) -> &'static str {
     match (s, narrow) {
