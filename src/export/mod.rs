@@ -17,15 +17,15 @@
 pub mod build_info;
 pub mod catalog;
 pub mod collector;
-pub mod counters;
-pub mod exposition;
+pub(crate) mod counters;
+pub(crate) mod exposition;
 pub mod health;
 pub mod http;
-pub mod netdev;
+pub(crate) mod netdev;
 pub mod render;
 pub mod run;
 pub mod textfile;
-pub mod top_owners;
+pub(crate) mod top_owners;
 pub mod web_config;
 
 pub use collector::{Collector, Exposition, Latest};

@@ -56,7 +56,7 @@ pub fn render_with(input: &RenderInput<'_>, format: Format, owners: &OwnerOption
 
 /// [`render_with`] and, when given, the problems list (`restop_problems`,
 /// `restop_problem`), after the leak suspects.
-pub fn render_with_problems(
+pub(crate) fn render_with_problems(
     input: &RenderInput<'_>,
     format: Format,
     owners: &OwnerOptions,

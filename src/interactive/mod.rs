@@ -17,7 +17,7 @@
 pub mod app;
 pub mod frame;
 pub(crate) mod keys;
-pub mod layout;
+pub(crate) mod layout;
 pub mod local;
 pub mod rows;
 pub mod screens;

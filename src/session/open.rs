@@ -34,7 +34,7 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
 
 /// How the live host is read: the source group, under `RESTOP_HOST_ROOT`
 /// when one is set.
-pub fn live_options(settings: &Settings) -> LiveOptions {
+pub(crate) fn live_options(settings: &Settings) -> LiveOptions {
     // In a container the node's /proc, /sys and /var/log are mounted under one
     // directory (docs/kubernetes.md): `RESTOP_HOST_ROOT=/host`.
     let host = std::env::var_os("RESTOP_HOST_ROOT")

@@ -4,12 +4,12 @@
 //! text (`cells.rs`). Pure: no I/O, no clock;
 //! the sources fill a [`FleetReading`], `--once`, `--json` and the full-screen view read it.
 
-pub mod cells;
-pub mod cluster;
-pub mod filter;
-pub mod reading;
-pub mod rows;
-pub mod state;
+pub(crate) mod cells;
+pub(crate) mod cluster;
+pub(crate) mod filter;
+pub(crate) mod reading;
+pub(crate) mod rows;
+pub(crate) mod state;
 
 pub use cluster::{ConsumerKind, cluster_error_qps, cluster_suspects, top_consumers};
 pub use filter::FleetFilter;

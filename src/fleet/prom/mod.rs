@@ -8,19 +8,17 @@ pub mod queries;
 use super::http::{Client, FetchError};
 use super::model::FleetReading;
 use super::source::{FleetError, FleetSource};
-use crate::model::UnixMs;
 use crate::model::time::now;
-use api::{Instant, Range};
+use api::Instant;
 use decode::Decoder;
 use queries::{QueryPlan, RULES_PROBE};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Clock differences below this are noise (scrape and evaluation jitter, the query's own time).
 const SKEW_NOTE_AFTER: Duration = Duration::from_secs(10);
 
 /// A Prometheus server as the fleet's source.
-pub struct PromSource {
+pub(crate) struct PromSource {
     client: Client,
     base: String,
     plan: QueryPlan,
@@ -28,7 +26,7 @@ pub struct PromSource {
 
 impl PromSource {
     /// `url` is the server's base (`http://prometheus:9090`, or behind a path prefix).
-    pub fn new(client: Client, url: &str, host_label: &str, top: usize) -> PromSource {
+    pub(crate) fn new(client: Client, url: &str, host_label: &str, top: usize) -> PromSource {
         PromSource {
             client,
             base: url.trim_end_matches('/').to_string(),
@@ -40,72 +38,13 @@ impl PromSource {
         }
     }
 
-    pub fn plan(&self) -> &QueryPlan {
-        &self.plan
-    }
-
     /// One instant query.
-    pub fn instant(&self, query: &str) -> Result<Instant, FleetError> {
+    pub(crate) fn instant(&self, query: &str) -> Result<Instant, FleetError> {
         let url = format!("{}/api/v1/query", self.base);
         let answer = self
             .client
             .get(&url, &[("query", query)], "application/json", true)?;
         api::parse_instant(&answer.body).map_err(|e| FleetError::Api { url, error: e })
-    }
-
-    /// One range query over the last `window`, a point every `step`.
-    pub fn range(
-        &self,
-        query: &str,
-        window: Duration,
-        step: Duration,
-    ) -> Result<Range, FleetError> {
-        let url = format!("{}/api/v1/query_range", self.base);
-        let end = now().0 as f64 / 1000.0;
-        let start = end - window.as_secs_f64();
-        let (start, end, step) = (
-            format!("{start:.3}"),
-            format!("{end:.3}"),
-            format!("{}", step.as_secs().max(1)),
-        );
-        let answer = self.client.get(
-            &url,
-            &[
-                ("query", query),
-                ("start", &start),
-                ("end", &end),
-                ("step", &step),
-            ],
-            "application/json",
-            true,
-        )?;
-        api::parse_range(&answer.body).map_err(|e| FleetError::Api { url, error: e })
-    }
-
-    /// The worst usage of each host over `window`, for the sparklines of the rows on screen.
-    pub fn usage_sparklines(
-        &self,
-        hosts: &[String],
-        window: Duration,
-        step: Duration,
-    ) -> Result<BTreeMap<String, Vec<(UnixMs, f64)>>, FleetError> {
-        if hosts.is_empty() {
-            return Ok(BTreeMap::new());
-        }
-        let range = self.range(&self.plan.usage_sparklines(hosts), window, step)?;
-        Ok(range
-            .series
-            .into_iter()
-            .map(|s| {
-                let host = s
-                    .labels
-                    .iter()
-                    .find(|(k, _)| *k == self.plan.host_label)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default();
-                (host, s.points)
-            })
-            .collect())
     }
 
     /// Whether the recording rules are loaded (asked until they are).

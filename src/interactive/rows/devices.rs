@@ -191,7 +191,7 @@ fn sum(parts: &[&Throughput]) -> Throughput {
 
 /// Rows for the devices table, honouring the device and type filters;
 /// `alerts` are the counter history's (which counters keep rising).
-pub fn device_rows(
+pub(crate) fn device_rows(
     snapshot: &Snapshot,
     filter: &Filter,
     alerts: &[CounterAlert],

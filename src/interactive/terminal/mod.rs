@@ -5,7 +5,7 @@
 //! trait: `local/` starts this host's collector or a recording's replayer,
 //! and another data source brings a feed of its own.
 
-pub mod feed;
+pub(crate) mod feed;
 pub(crate) mod hangup;
 pub(crate) mod input;
 pub(crate) mod job;

@@ -74,7 +74,7 @@ fn put_wrapped(buf: &mut Buffer, area: Rect, parts: Vec<Vec<Span<'_>>>) {
     }
 }
 
-pub fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
     let t = texts(ctx, drill, theme);
     let mut l = layout_of(ctx, &t);
     let buf = frame.buffer_mut();

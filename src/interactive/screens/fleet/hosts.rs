@@ -171,7 +171,7 @@ const COLUMN_KEYS: [Option<SortKey>; 9] = [
 ];
 
 /// How a status reads: a problem in its level's colour; down, missing and stale as alerts.
-pub fn status_style(status: RowStatus, theme: &Theme) -> Style {
+pub(crate) fn status_style(status: RowStatus, theme: &Theme) -> Style {
     match status {
         RowStatus::Ok => theme.level(Level::Normal),
         RowStatus::Warning => theme.level(Level::Warn),
@@ -210,7 +210,7 @@ fn cells(row: &HostRow) -> [String; 9] {
     ]
 }
 
-pub fn draw(
+pub(crate) fn draw(
     buf: &mut Buffer,
     pane: &TableArea,
     screen: &HostsScreen,

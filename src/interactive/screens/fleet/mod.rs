@@ -6,8 +6,8 @@
 //! from the fleet's rows of the key table (`keys/fleet.rs`).
 
 pub mod draw;
-pub mod hosts;
-pub mod run;
+pub(crate) mod hosts;
+pub(crate) mod run;
 
 use crate::fleet::feed::{FeedRequest, FeedUpdate};
 use crate::fleet::model::{FleetFilter, FleetState, RowRules};

@@ -20,7 +20,7 @@ const TICK: Duration = Duration::from_millis(250);
 
 /// Runs the fleet view until the user quits, a termination signal arrives or the terminal goes
 /// away; `feed` starts the thread that reads the fleet. The terminal is restored on every path.
-pub fn run(
+pub(crate) fn run(
     mut view: FleetView,
     feed: impl FnOnce(Sender<Event>, Receiver<FeedRequest>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {

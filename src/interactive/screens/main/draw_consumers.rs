@@ -18,7 +18,13 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-pub fn draw(frame: &mut Frame, area: &TableArea, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: &TableArea,
+    main: &MainScreen,
+    ctx: &Ctx,
+    theme: &Theme,
+) {
     let buf = frame.buffer_mut();
     let focused = main.focus == Focus::Consumers;
     let title_style = if focused { theme.title() } else { theme.bold() };

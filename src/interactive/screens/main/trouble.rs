@@ -10,7 +10,7 @@ use crate::model::limits::{Level, Thresholds};
 
 /// How much trouble a device row shows: a higher key is worse.
 /// (worst level of usage, counters or port; then the fullest usage in ‰).
-pub fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
+pub(crate) fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
     let fullest = row
         .usage
         .iter()
@@ -38,7 +38,7 @@ pub fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
 /// The rows in tree order when `room` holds them all; otherwise the most
 /// troubled first (ties in tree order), each named without its tree mark
 /// (its PF may no longer be the row above).
-pub fn arrange(tree: &[DeviceRow], room: usize, thresholds: &Thresholds) -> Vec<DeviceRow> {
+pub(crate) fn arrange(tree: &[DeviceRow], room: usize, thresholds: &Thresholds) -> Vec<DeviceRow> {
     if tree.len() <= room {
         return tree.to_vec();
     }

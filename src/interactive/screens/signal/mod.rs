@@ -59,7 +59,7 @@ impl SignalScreen {
 
     /// The dialog for `consumer`, on TERM; `None` when it is not a process
     /// that can be told apart from a later one (see [`refusal`]).
-    pub fn for_consumer(consumer: &Consumer) -> Option<SignalScreen> {
+    pub(crate) fn for_consumer(consumer: &Consumer) -> Option<SignalScreen> {
         if refusal(consumer).is_some() {
             return None;
         }
