@@ -6,6 +6,14 @@
 //! screens, widgets) / `output` / `export` (render only).
 //! Every producer of snapshots implements [`source::Source`]; `record` writes
 //! them to a file and replays them, `batch` prints them at an interval.
+//!
+//! The interface: what is `pub` here is what the `restop` binary (`src/main.rs`)
+//! runs, and what the benchmarks (`benches/`), the fuzz targets
+//! (`fuzz/fuzz_targets/`) and the integration tests (`tests/it/`) reach: the
+//! parsers and fixtures of `nldev`, the live source and its procfs and verbs
+//! readers, the model and its history, the report renderers, recordings, the
+//! exporter's parts and the interactive view's application and screens, driven
+//! headless. Everything else is `pub(crate)`, and `unreachable_pub` keeps it so.
 
 pub mod batch;
 pub mod cli;

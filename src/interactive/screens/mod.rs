@@ -25,9 +25,9 @@ pub mod signal;
 pub mod sort_menu;
 pub(crate) mod table;
 
-use crate::interactive::app::config::AppConfig;
-use crate::interactive::app::signal::SignalRequest;
+use crate::interactive::config::AppConfig;
 use crate::interactive::keys::{Action, Command};
+use crate::interactive::signal::SignalRequest;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::{Consumer, SortKey};
 use crate::model::filter::Filter;

@@ -2,8 +2,8 @@
 //! health (a port row opens its counters), usage against the limits, the
 //! rdma cgroup quotas that bind its consumers, and its ERROR QPs.
 
-use crate::interactive::app::Ctx;
 use crate::interactive::rows::devices::{PortSummary, Traffic};
+use crate::interactive::screens::Ctx;
 use crate::interactive::widgets::paint::{put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
 use crate::interactive::widgets::sparkline::age_text;

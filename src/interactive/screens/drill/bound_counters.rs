@@ -2,7 +2,7 @@
 //! owner's QPs to, with their busiest values; where nothing is bound, the
 //! command that binds them (restop itself never binds) instead of zeros.
 
-use crate::interactive::app::Ctx;
+use crate::interactive::screens::Ctx;
 use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::Snapshot;

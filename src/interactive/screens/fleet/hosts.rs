@@ -9,7 +9,6 @@ use crate::fleet::model::cells::{
 use crate::fleet::model::{
     FleetFilter, FleetReading, HostRow, RowRules, RowStatus, SortKey, host_rows, sort_rows,
 };
-use crate::interactive::app::Level;
 use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::format::pad;
@@ -17,6 +16,7 @@ use crate::interactive::widgets::paint::{put, put_header_cell, put_line, style_a
 use crate::interactive::widgets::table::{Align, Column, ObjectTable, table_columns};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::SortDirection;
+use crate::model::limits::Level;
 use crate::units::clean;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -7,7 +7,7 @@
 
 use super::{FleetCommand, FleetView};
 use crate::fleet::feed::FeedRequest;
-use crate::interactive::app::Event;
+use crate::interactive::event::Event;
 use crate::interactive::terminal::tty::{self, TerminalGuard, Tty};
 use crate::interactive::terminal::{hangup, input, job, signals, test_hooks};
 use std::sync::Arc;

@@ -6,11 +6,11 @@
 use super::HostScreen;
 use crate::fleet::model::cells::{consumer_name, value_text};
 use crate::fleet::model::{FleetReading, HostReport, RowStatus, Severity};
-use crate::interactive::app::Level;
 use crate::interactive::widgets::gauge::bar;
 use crate::interactive::widgets::paint::{put_spans, title_line};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::UnixMs;
+use crate::model::limits::Level;
 use crate::model::limits::Thresholds;
 use crate::units::clean;
 use ratatui::buffer::Buffer;

@@ -4,9 +4,10 @@
 //! figures come from the counters model through `app::devices_view`; this
 //! file only lays them out (columns: `devices_grid`).
 
-use crate::interactive::app::{Ctx, Focus};
 use crate::interactive::layout::TableArea;
 use crate::interactive::rows::devices::{DeviceRow, DeviceTraffic, Traffic};
+use crate::interactive::screens::Ctx;
+use crate::interactive::screens::main::Focus;
 use crate::interactive::screens::main::MainScreen;
 use crate::interactive::screens::main::devices_grid::{
     Column, Grid, HEALTH_FIRST, Placed, name_text, plan_grid, port_text,

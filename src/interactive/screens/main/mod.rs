@@ -10,7 +10,7 @@ pub(crate) mod draw_devices;
 pub(crate) mod problems_strip;
 pub(crate) mod trouble;
 
-use crate::interactive::app::config::default_direction;
+use crate::interactive::config::default_direction;
 use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{MainLayout, contains, contains_y, main_layout};
 use crate::interactive::rows::consumer_columns::{

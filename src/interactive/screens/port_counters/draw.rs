@@ -2,11 +2,11 @@
 //! one row per counter (name, value, rate, sparkline, meaning). Figures come
 //! from `app::counters_view`; this lays them out and marks moved counters.
 
-use crate::interactive::app::Ctx;
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, Mark, Origin, find_port, sparkline_values,
 };
+use crate::interactive::screens::Ctx;
 use crate::interactive::screens::port_counters::PortCountersScreen;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;

@@ -6,10 +6,10 @@
 //! start time right before sending, so a pid reused since the snapshot is
 //! never signalled. This is the only thing in restop that acts on the host.
 
-use crate::interactive::app::signal::{SignalKind, SignalRequest};
 use crate::interactive::keys::Action;
 use crate::interactive::keys::{Command, table};
 use crate::interactive::screens::{Ctx, Outcome, Screen};
+use crate::interactive::signal::{SignalKind, SignalRequest};
 use crate::interactive::widgets::cursor::Cursor;
 use crate::interactive::widgets::modal::draw_box;
 use crate::interactive::widgets::paint::{put, style_area};

@@ -2,7 +2,8 @@
 //! groups it shows (source interval, filters, report, interactive, trends),
 //! built in one place from [`Settings`]. Every default is the settings' own:
 //! `AppConfig::default()` is what a run with no options and no config file
-//! starts with.
+//! starts with. It sits beside `app/`, not inside it, because the screens
+//! read it too and must not name the application (`walls.rs`).
 
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
