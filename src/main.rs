@@ -23,6 +23,17 @@ const EXIT_NOTHING: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    // First of all: as a container's PID 1 a signal nobody handles is
+    // ignored, so a SIGTERM while the command line, the config file or the
+    // source is still being read would wait for the kill after the grace
+    // period. Each mode's own guard keeps a signal that came in before it.
+    let _signals = match restop::signals::install() {
+        Ok(guard) => guard,
+        Err(e) => {
+            tell(&format!("installing signal handlers: {e:#}"));
+            return ExitCode::from(EXIT_NOTHING);
+        }
+    };
     let matches = match matches() {
         Ok(matches) => matches,
         Err(code) => return code,

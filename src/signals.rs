@@ -49,7 +49,11 @@ pub struct SignalGuard {
 /// Catches the termination signals until the guard is dropped; while it
 /// lives, a run still going [`watchdog::GRACE`] after one is ended.
 pub fn install() -> anyhow::Result<SignalGuard> {
-    REQUESTED.store(false, Ordering::SeqCst);
+    // A guard inside another (the exporter's, installed before its source
+    // opens) keeps a signal that came in between.
+    if !watchdog::is_armed() {
+        REQUESTED.store(false, Ordering::SeqCst);
+    }
     watchdog::arm()?;
     let mut guard = SignalGuard {
         previous: Vec::new(),

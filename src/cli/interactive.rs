@@ -64,4 +64,17 @@ pub struct InteractiveArgs {
                      Example: restop --read-only"
     )]
     pub read_only: bool,
+
+    /// Draw with ASCII only (automatic under a locale that is not UTF-8).
+    #[arg(
+        long = "ascii",
+        long_help = "Draw the interactive view with ASCII characters only: bars as #, \
+                     borders as - and |, arrows and marks as letters and signs. This is the \
+                     default when the locale (LC_ALL, LC_CTYPE or LANG, the first one set) is \
+                     set and is not UTF-8, such as LANG=C, where the terminal may not show \
+                     the Unicode symbols (the fleet view follows the locale too); \
+                     `ascii = false` in the config file keeps Unicode there. [or \
+                     `ascii = true` in the config file]\n\nExample: restop --ascii"
+    )]
+    pub ascii: bool,
 }

@@ -8,7 +8,7 @@ use crate::settings::export::DEFAULT_INTERVAL as EXPORT_INTERVAL;
 use crate::settings::locate::Loaded;
 use crate::settings::{
     DEFAULT_INTERVAL, Defaults, InteractiveSettings, Mode, Origin, ReportSettings, Settings,
-    SourceSettings, no_color_env,
+    SourceSettings, locale_env_is_not_utf8, no_color_env,
 };
 use crate::settings::{ExportSettings, ExportTarget};
 
@@ -96,6 +96,7 @@ fn source_settings(cli: &Cli, d: &Defaults, mode: Mode) -> SourceSettings {
         origin,
         demo_at: s.demo_at.unwrap_or(defaults.demo_at),
         demo_host: s.demo_host.clone(),
+        demo_devices: s.demo_devices,
         interval,
         timeout: s.timeout.or(d.timeout).unwrap_or(defaults.timeout),
         objects_every: s
@@ -132,6 +133,7 @@ fn interactive_settings(cli: &Cli, d: &Defaults) -> InteractiveSettings {
         color: !i.no_color && d.color.unwrap_or(defaults.color) && !no_color_env(),
         theme: i.theme.or(d.theme).unwrap_or(defaults.theme),
         read_only: i.read_only || d.read_only.unwrap_or(defaults.read_only),
+        ascii: i.ascii || d.ascii.unwrap_or_else(locale_env_is_not_utf8),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The source group: where snapshots come from and how often. These options
 //! are global, so they go before or after `export` alike.
 
-use crate::settings::{parse_duration, parse_offset};
+use crate::settings::{DemoDevices, parse_demo_devices, parse_duration, parse_offset};
 use clap::Args;
 use std::time::Duration;
 
@@ -47,6 +47,25 @@ pub struct SourceArgs {
                      Example: restop export --demo --demo-host node-07-leak --listen 127.0.0.1:9907"
     )]
     pub demo_host: Option<String>,
+
+    /// Give the simulated host PFS physical functions with VFS VFs each (with --demo).
+    #[arg(
+        long = "demo-devices",
+        value_name = "PFSxVFS",
+        value_parser = parse_demo_devices,
+        requires = "demo",
+        global = true,
+        long_help = "Give the simulated host PFS physical functions with VFS virtual \
+                     functions each (only with --demo; 2 to 32 of each), as a node with \
+                     several dual-port ConnectX cards in SR-IOV mode: the PFs are mlx5_0.. \
+                     and the VFs follow them as the kernel numbers them, two or three \
+                     tenant pods on each VF, one VF near its QP limit, one with QPs in ERR, \
+                     and the VFs of the last two PFs in their pods' network namespaces. \
+                     The default host's story goes on on the first two PFs. Without it \
+                     the demo host has five devices.\n\n\
+                     Example: restop --demo --demo-devices 16x8"
+    )]
+    pub demo_devices: Option<DemoDevices>,
 
     /// Start the simulated host this far into its story (with --demo).
     #[arg(

@@ -27,6 +27,7 @@ mod rng;
 mod scenario;
 mod snapshot;
 mod spec;
+mod wide;
 mod workloads;
 
 use crate::model::{Snapshot, SourceKind};
@@ -38,6 +39,7 @@ use std::time::Duration;
 
 pub use identity::{HostIdentity, Profile};
 pub use snapshot::{HOST, KERNEL};
+pub use wide::Layout as DeviceLayout;
 
 /// Keeps the collection-time draws apart from the simulation's, so asking
 /// for snapshots never changes what happens on the host.
@@ -54,6 +56,8 @@ pub struct DemoSource {
     /// counters carry a read from one step before, as a host that had
     /// been watched would, so a report of that moment has rates.
     ran_before: bool,
+    /// `--demo-devices`: many PFs and VFs around the default host's (`wide.rs`).
+    layout: Option<wide::Layout>,
 }
 
 impl DemoSource {
@@ -66,7 +70,14 @@ impl DemoSource {
             timing: Rng::new(seed ^ TIMING_SEED_SALT),
             identity: None,
             ran_before: false,
+            layout: None,
         }
+    }
+
+    /// The same host with `layout`'s PFs and VFs (`--demo-devices`).
+    pub fn with_devices(mut self, layout: wide::Layout) -> DemoSource {
+        self.layout = Some(layout);
+        self
     }
 }
 
@@ -122,6 +133,9 @@ impl Source for DemoSource {
         let mut snapshot = snapshot::build(&self.world, request, &mut self.timing);
         counters::attach(&mut snapshot.devices, self.world.now(), previous);
         qp_counters::attach(&self.world, &mut snapshot.devices, self.world.now());
+        if let Some(layout) = self.layout {
+            wide::widen(&mut snapshot, layout, self.world.now(), previous);
+        }
         if let Some(identity) = &self.identity {
             identity.shape(&mut snapshot);
         }

@@ -121,6 +121,15 @@ impl Client {
         })
     }
 
+    /// The same client, reading at most `max_bytes` of an answer (never more than its own
+    /// bound): for answers whose size is known in advance, like the sparklines'.
+    pub fn bounded(&self, max_bytes: u64) -> Client {
+        Client {
+            max_bytes: self.max_bytes.min(max_bytes),
+            ..self.clone()
+        }
+    }
+
     /// GET `url` with `query` pairs; any 2xx answer is returned, with at most `max_bytes` read.
     /// Prometheus answers its own errors (400 bad query, 422, 503) with a JSON body, so those
     /// are returned too when `api_errors` is set, for the caller to read the message.

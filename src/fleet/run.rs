@@ -17,7 +17,7 @@ use crate::interactive::screens::fleet::{FleetConfig, FleetView};
 use crate::model::Millis;
 use crate::model::limits::Thresholds;
 use crate::model::time::now;
-use crate::settings::interactive::{InteractiveSettings, no_color_env};
+use crate::settings::interactive::{InteractiveSettings, locale_env_is_not_utf8, no_color_env};
 use crate::settings::locate;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -53,6 +53,9 @@ pub fn run(args: &FleetArgs, config_path: Option<&Path>) -> Result<u8> {
             }
         };
     }
+    // Blocked on a Prometheus or an exporter that does not answer, or on a full stdout pipe,
+    // the run still ends soon after a termination signal: the watchdog's 128 + N.
+    let _signals = crate::signals::install()?;
     let mut source = match open(&settings) {
         Ok(source) => source,
         Err(message) => {
@@ -91,6 +94,7 @@ fn run_view(settings: &FleetSettings, source: Box<dyn FleetSource + Send>) -> Re
         color: defaults.color && !no_color_env(),
         theme: defaults.theme,
         mouse: defaults.mouse,
+        ascii: locale_env_is_not_utf8(),
     };
     let live = Client::new(&settings.http).ok().map(|client| LiveScraper {
         client,

@@ -3,7 +3,10 @@
 
 use super::http::FetchError;
 use super::model::FleetReading;
+use super::model::trails::Trail;
 use super::prom::api::ApiError;
+use std::collections::BTreeMap;
+use std::time::Duration;
 use thiserror::Error;
 
 /// Why a refresh read nothing.
@@ -25,4 +28,15 @@ pub trait FleetSource {
     fn read(&mut self) -> Result<FleetReading, FleetError>;
     /// One host's detail: every device's usage, its problems and its consumers.
     fn detail(&mut self, host: &str) -> Result<FleetReading, FleetError>;
+    /// The worst usage of each of `hosts` over the last `window`, a point every `step`, from a
+    /// server that keeps a history; `None` from a source that keeps none (the direct scrapes:
+    /// the view keeps its own from past refreshes).
+    fn usage_history(
+        &mut self,
+        _hosts: &[String],
+        _window: Duration,
+        _step: Duration,
+    ) -> Result<Option<BTreeMap<String, Trail>>, FleetError> {
+        Ok(None)
+    }
 }

@@ -35,6 +35,8 @@ pub struct AppConfig {
     pub theme: ThemeKind,
     /// No signals to processes (`--read-only`): F9/K say so and send nothing.
     pub read_only: bool,
+    /// Draw with ASCII only (`--ascii`, a non-UTF-8 locale).
+    pub ascii: bool,
     /// How much history is kept, the trend window and the alert thresholds.
     pub history: HistoryConfig,
     /// `--record FILE`: the header says the recording runs, with the file's size.
@@ -64,6 +66,7 @@ impl AppConfig {
             mouse: interactive.mouse,
             theme: interactive.theme,
             read_only: interactive.read_only,
+            ascii: interactive.ascii,
             history: trends.clone(),
             record: settings.record.clone(),
         }

@@ -11,12 +11,13 @@
 //! exporter differ only in their waiter (control channel, signals, a `Stop`)
 //! and in what they do with each tick; none of them calls the source itself.
 
-pub(crate) mod events;
-pub(crate) mod open;
-pub(crate) mod pace;
-pub(crate) mod record;
-pub(crate) mod reopen;
-pub(crate) mod stop;
+pub mod events;
+pub mod open;
+pub mod pace;
+pub mod record;
+pub mod reopen;
+pub mod stalled;
+pub mod stop;
 
 use crate::model::{DetailScope, Snapshot, SourceKind};
 use crate::settings::Settings;

@@ -4,7 +4,7 @@
 use super::record::{Notice, RecordingSource};
 use super::reopen::Reopening;
 use crate::collect::{LiveOptions, LiveSource};
-use crate::demo::DemoSource;
+use crate::demo::{DemoSource, DeviceLayout};
 use crate::model::SourceKind;
 use crate::record::{Opening, RecordWriter, ReplaySource};
 use crate::settings::{Mode, Origin, Settings};
@@ -18,10 +18,23 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
     let source = &settings.source;
     Ok(match &source.origin {
         Origin::Replay(path) => Box::new(ReplaySource::open(path)?),
-        Origin::Demo { seed } => Box::new(match &source.demo_host {
-            Some(name) => DemoSource::for_host(name, *seed, source.interval, source.demo_at),
-            None => DemoSource::starting_at(*seed, source.interval, source.demo_at),
-        }),
+        Origin::Demo { seed } => {
+            let demo = match &source.demo_host {
+                Some(name) => DemoSource::for_host(name, *seed, source.interval, source.demo_at),
+                None => DemoSource::starting_at(*seed, source.interval, source.demo_at),
+            };
+            Box::new(match source.demo_devices {
+                Some(d) => demo.with_devices(
+                    DeviceLayout::new(d.pfs, d.vfs)
+                        .map_err(|e| anyhow::anyhow!("--demo-devices {e}"))?,
+                ),
+                None => demo,
+            })
+        }
+        Origin::Live if super::stalled::asked() => Box::new(LiveSource::with_client(
+            crate::nldev::NldevClient::new(super::stalled::StalledKernel),
+            live_options(settings),
+        )),
         Origin::Live if settings.mode == Mode::Export => {
             let options = live_options(settings);
             Box::new(Reopening::new(SourceKind::Live, move || {

@@ -68,6 +68,7 @@ struct RawInteractive {
     group: Text,
     theme: Text,
     read_only: Option<bool>,
+    ascii: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -113,6 +114,8 @@ pub struct Defaults {
     pub theme: Option<ThemeKind>,
     /// No signals to processes (`--read-only`).
     pub read_only: Option<bool>,
+    /// ASCII only (`--ascii`); `false` keeps Unicode under a non-UTF-8 locale.
+    pub ascii: Option<bool>,
     pub retention: Option<Duration>,
     pub trend_window: Option<Duration>,
     pub err_linger: Option<Duration>,
@@ -224,6 +227,7 @@ impl Defaults {
             mouse: raw.interactive.mouse,
             color: raw.interactive.color,
             read_only: raw.interactive.read_only,
+            ascii: raw.interactive.ascii,
             group: raw
                 .interactive
                 .group

@@ -33,9 +33,9 @@ use std::path::PathBuf;
 pub use duration::{format_duration, parse_duration, parse_offset};
 pub use export::{ExportSettings, ExportTarget};
 pub use file::{ConfigError, Defaults, parse_config};
-pub use interactive::{InteractiveSettings, ThemeKind, no_color_env};
+pub use interactive::{InteractiveSettings, ThemeKind, locale_env_is_not_utf8, no_color_env};
 pub use report::ReportSettings;
-pub use source::{DEFAULT_INTERVAL, Origin, SourceSettings};
+pub use source::{DEFAULT_INTERVAL, DemoDevices, Origin, SourceSettings, parse_demo_devices};
 
 /// What restop does once the options are read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -36,6 +36,33 @@ pub struct SourceSettings {
     pub demo_at: Duration,
     /// The simulated host's name and troubles (`--demo-host`).
     pub demo_host: Option<String>,
+    /// How many PFs and VFs per PF the simulated host has (`--demo-devices`);
+    /// `None`: the default host's five devices.
+    pub demo_devices: Option<DemoDevices>,
+}
+
+/// `--demo-devices PFSxVFS`, as written (the demo says which sizes it has).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DemoDevices {
+    pub pfs: u32,
+    pub vfs: u32,
+}
+
+/// Parses `16x8` (16 PFs with 8 VFs each).
+pub fn parse_demo_devices(text: &str) -> Result<DemoDevices, String> {
+    let (pfs, vfs) = text
+        .trim()
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{text:?}: expected PFSxVFS, as 16x8"))?;
+    let number = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{text:?}: expected PFSxVFS, as 16x8"))
+    };
+    Ok(DemoDevices {
+        pfs: number(pfs)?,
+        vfs: number(vfs)?,
+    })
 }
 
 impl Default for SourceSettings {
@@ -51,6 +78,7 @@ impl Default for SourceSettings {
             verbs: live.verbs,
             demo_at: Duration::ZERO,
             demo_host: None,
+            demo_devices: None,
         }
     }
 }

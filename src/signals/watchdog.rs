@@ -90,6 +90,11 @@ pub(crate) fn arm() -> std::io::Result<()> {
 }
 
 /// A signal guard was dropped.
+/// True while a signal guard is alive.
+pub(crate) fn is_armed() -> bool {
+    ARMED.load(Ordering::SeqCst) > 0
+}
+
 pub(crate) fn disarm() {
     let _ = ARMED.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
 }

@@ -4,8 +4,8 @@
 //! `deb-systemd-invoke`, the maintainer scripts' calls are checked at each step (what
 //! systemd would be told); with dpkg's `--force-script-chrootless` the real
 //! `deb-systemd-helper` keeps an administrator's enablement through an upgrade and a
-//! purge removes it. Systemd itself running the unit through these steps is not tested
-//! yet (docs/testing.md says why). Skipped without the packages (scripts/package-deb.sh,
+//! purge removes it. Systemd itself running the unit through these steps is
+//! `vm_lifecycle` (a guest whose PID 1 is systemd). Skipped without the packages (scripts/package-deb.sh,
 //! scripts/package-rpm.sh) unless `RESTOP_DEPLOY_TESTS=1`.
 
 use std::path::{Path, PathBuf};

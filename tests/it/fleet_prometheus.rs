@@ -4,7 +4,8 @@
 //! QPs), with the shipped recording rules loaded. `--json` shows each host's facts equal to
 //! what PromQL says at the same evaluation time, the troubled hosts first; `--once` lists the
 //! same order; an exporter taken down is marked down within two refreshes. The full-screen
-//! view runs over the same server in tmux (`fleet_terminal.rs`). Skipped with a notice where
+//! view runs over the same server in tmux (`fleet_terminal.rs`), and again shorter for its
+//! sparklines' range query (`fleet_sparklines.rs`). Skipped with a notice where
 //! Prometheus is not installed.
 
 use serde_json::Value;
@@ -337,6 +338,8 @@ fn the_fleet_from_prometheus_matches_promql_worst_first_and_marks_a_downed_host(
         view.check_filter("node-03", "node-03-errqp");
         view.check_enter_opens_the_host();
     }
+    // The sparklines: one range query for the rows on screen of a shorter view.
+    crate::fleet_sparklines::check(prom_port, HOSTS);
 
     // One host goes down: down within two refreshes (-d 2s, Prometheus scrapes every 2s).
     let victim = host_name(7);

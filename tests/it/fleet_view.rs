@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use restop::fleet::feed::{FeedRequest, FeedUpdate};
+use restop::fleet::model::trails::Trail;
 use restop::fleet::model::{
     Consumer, ErrorQps, FleetReading, HostReport, LimitKind, Metric, NicProblem, PortReport, Reach,
     RowRules, Severity, Suspect, Usage,
@@ -16,6 +17,7 @@ use restop::interactive::screens::fleet::draw::draw;
 use restop::interactive::screens::fleet::{FleetCommand, FleetConfig, FleetView};
 use restop::model::limits::Thresholds;
 use restop::model::{Millis, ResourceType, UnixMs};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 const NOW: UnixMs = UnixMs(1_767_225_600_000);
@@ -186,6 +188,7 @@ fn detail() -> FleetReading {
 
 fn view() -> FleetView {
     let mut view = FleetView::new(FleetConfig {
+        ascii: false,
         source: "Prometheus http://prometheus:9090".into(),
         rules: RowRules {
             thresholds: Thresholds::default(),
@@ -338,4 +341,110 @@ fn the_help_box_lists_the_fleet_keys_and_tiny_terminals_are_told() {
     key(&mut v, KeyCode::Esc);
     assert!(v.overlay.is_none());
     assert!(screen(&mut v, 30, 8).contains("terminal too small"));
+}
+
+/// A host's worst usage at minute `m` of the half hour.
+type Line = fn(u64) -> f64;
+
+/// A range answer: half an hour of points a minute apart, one line per host.
+fn history(lines: &[(&str, Line)]) -> BTreeMap<String, Trail> {
+    lines
+        .iter()
+        .map(|(host, ratio)| {
+            let points = (0..=30u64)
+                .map(|m| (NOW.minus(Millis((30 - m) * 60_000)), ratio(m)))
+                .collect();
+            (host.to_string(), points)
+        })
+        .collect()
+}
+
+#[test]
+fn the_rows_draw_their_sparklines_from_the_range_answer() {
+    let mut v = view();
+    assert_eq!(v.visible_hosts().len(), 8, "every row fits 80x24");
+    // A shorter terminal: the feed is told the rows on screen, and again when they scroll.
+    let commands = v.update(Event::Resize(160, 10));
+    let on_screen = match &commands[..] {
+        [FleetCommand::Feed(FeedRequest::Visible(hosts))] => hosts.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(on_screen, hosts_order(&v)[..5]);
+    let commands = key(&mut v, KeyCode::End);
+    assert!(
+        matches!(&commands[..], [FleetCommand::Feed(FeedRequest::Visible(h))] if h[..] == hosts_order(&v)[3..]),
+        "{commands:?}"
+    );
+    assert!(
+        key(&mut v, KeyCode::Up).is_empty(),
+        "the same rows: nothing new to ask"
+    );
+    key(&mut v, KeyCode::Home);
+    v.update(Event::Fleet(Box::new(FeedUpdate::Trails {
+        outcome: Ok(history(&[
+            ("gpu-node-02-limit", |m| 0.5 + m as f64 * 0.016),
+            ("gpu-node-00-leak", |m| m as f64 / 75.0),
+            ("gpu-node-07", |_| 0.06),
+            ("gpu-node-01-storm", |m| if m % 10 < 5 { 0.2 } else { 0.31 }),
+        ])),
+    })));
+    let text = screen(&mut v, 160, 50);
+    let row = |host: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(" {host} ")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let limit = row("gpu-node-02-limit");
+    assert!(limit.contains('▁') && limit.contains('█'), "{text}");
+    assert!(row("gpu-node-07").contains("▁▁▁▁▁▁▁▁▁▁"), "{text}");
+    assert!(
+        !row("gpu-node-05").contains('▁'),
+        "a down host draws no line: {text}"
+    );
+    insta::assert_snapshot!(text);
+    // At 80 columns the sparklines give way to the counts.
+    assert!(!screen(&mut v, 80, 24).contains("USAGE 30m"));
+    // A failed range query keeps the lines and says why under `w`.
+    v.update(Event::Fleet(Box::new(FeedUpdate::Trails {
+        outcome: Err("http://prometheus:9090: no answer within 5s".into()),
+    })));
+    let text = screen(&mut v, 160, 50);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("gpu-node-02-limit") && l.contains('█'))
+    );
+    key(&mut v, KeyCode::Char('w'));
+    let text = screen(&mut v, 160, 50);
+    assert!(text.contains("sparklines' history not read"), "{text}");
+}
+
+#[test]
+fn without_prometheus_the_view_draws_its_own_lines_from_past_refreshes() {
+    let mut v = view();
+    for (i, ratio) in [0.1, 0.4, 0.7, 1.0].into_iter().enumerate() {
+        let mut reading = fleet();
+        let at = NOW.plus(Millis(15_000 * (i as u64 + 1)));
+        reading.server_time = None;
+        reading.read_at = at;
+        for h in &mut reading.hosts {
+            if h.host == "gpu-node-07"
+                && let Some(usage) = h.worst_usage.as_mut()
+            {
+                usage.ratio = ratio;
+            }
+        }
+        v.update(Event::Fleet(Box::new(FeedUpdate::Fleet {
+            outcome: Ok(reading),
+            at,
+            took: Millis(5),
+        })));
+    }
+    assert_eq!(v.trails.per_mille("gpu-node-07"), [60, 100, 400, 700, 1000]);
+    let text = screen(&mut v, 160, 50);
+    let row = text
+        .lines()
+        .find(|l| l.contains(" gpu-node-07 "))
+        .unwrap_or_default();
+    assert!(row.contains("▁▁▃▅█"), "{text}");
 }

@@ -3,7 +3,9 @@
 //! terminal that stopped reading). Each restop must be gone within a second
 //! of the signal, with the documented status: 128 + the signal's number when
 //! the run was blocked and the watchdog ended it, 0 when the normal path
-//! ended it. A recording being written is left whole.
+//! ended it. A recording being written is left whole. `restop fleet` is in it too: its view
+//! on a terminal nobody reads, `--once` and `--json` on a full pipe and on a Prometheus that
+//! never answers (blocked in a read, so 128 + N as well).
 //!
 //! Defect: `restop --demo --batch --json | sleep 30` ignored SIGTERM while
 //! blocked writing stdout, until SIGKILL.
@@ -35,6 +37,9 @@ enum Blocked {
     StalledPeer,
     /// Not blocked: the textfile loop between writes.
     Idle,
+    /// Blocked in a read: `restop fleet` waiting on a Prometheus that took the request and
+    /// never answers.
+    HangingServer,
 }
 
 struct Run {
@@ -131,7 +136,7 @@ fn start(args: &[String], blocked: Blocked) -> Run {
                 tty: Some(slave),
             }
         }
-        Blocked::StalledPeer | Blocked::Idle => Run {
+        Blocked::StalledPeer | Blocked::Idle | Blocked::HangingServer => Run {
             child: command.stdout(Stdio::null()).spawn().unwrap(),
             _hold: Vec::new(),
             reader: None,
@@ -146,10 +151,20 @@ fn blocked_in_write(pid: u32) -> bool {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return false;
     };
-    tasks.flatten().any(|task| {
-        let wchan = std::fs::read_to_string(task.path().join("wchan")).unwrap_or_default();
-        wchan.contains("pipe_write") || wchan.contains("tty_write") || wchan == "wait_woken"
-    })
+    tasks
+        .flatten()
+        .any(|task| writing(&task.path().join("wchan")))
+}
+
+/// Whether the view's own thread (the process' main thread, which draws) sleeps in a write
+/// to its terminal: a feed thread waiting on the network also sleeps in `wait_woken`.
+fn view_blocked_in_write(pid: u32) -> bool {
+    writing(Path::new(&format!("/proc/{pid}/task/{pid}/wchan")))
+}
+
+fn writing(wchan: &Path) -> bool {
+    let wchan = std::fs::read_to_string(wchan).unwrap_or_default();
+    wchan.contains("pipe_write") || wchan.contains("tty_write") || wchan == "wait_woken"
 }
 
 fn wait_for(what: &str, done: impl Fn() -> bool) {
@@ -167,12 +182,19 @@ fn wait_for(what: &str, done: impl Fn() -> bool) {
 fn check(case: &str, mut run: Run, blocked: Blocked, signal: Signal, ready: &dyn Fn() -> bool) {
     let pid = run.child.id();
     match blocked {
-        Blocked::FullPipe | Blocked::StoppedReader | Blocked::Terminal => {
+        Blocked::FullPipe | Blocked::StoppedReader => {
             wait_for(&format!("{case}: blocked in a write"), || {
                 blocked_in_write(pid)
             });
         }
-        Blocked::StalledPeer | Blocked::Idle => wait_for(&format!("{case}: ready"), ready),
+        Blocked::Terminal => {
+            wait_for(&format!("{case}: the view blocked in a write"), || {
+                view_blocked_in_write(pid)
+            });
+        }
+        Blocked::StalledPeer | Blocked::Idle | Blocked::HangingServer => {
+            wait_for(&format!("{case}: ready"), ready)
+        }
     }
     let signalled = Instant::now();
     kill(Pid::from_raw(pid as i32), signal).unwrap();
@@ -396,6 +418,136 @@ fn the_textfile_loop_ends_within_a_second() {
                     &|| path.exists(),
                 );
             });
+        }
+    });
+}
+
+/// An exporter that answers every scrape with `restop_up 1`, for as long as a test may take;
+/// its address.
+fn tiny_exporter() -> String {
+    use std::io::Read;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let until = Instant::now() + SETTLE * 3;
+        while Instant::now() < until {
+            let Ok((mut stream, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            let _ = stream.set_nonblocking(false);
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            let mut head = [0u8; 4096];
+            let _ = stream.read(&mut head);
+            let body = "restop_up 1\n";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    address
+}
+
+/// `restop fleet --hosts` over one exporter that answers and 249 loopback addresses where
+/// nothing listens: every one is a row (249 down), so the view fills a 500x200 terminal and
+/// the report (about 45 KiB) overflows a one-page pipe.
+fn fleet_of_dead_hosts() -> String {
+    std::iter::once(tiny_exporter())
+        .chain((1..250).map(|n| format!("127.0.1.{n}:1")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[test]
+fn the_fleet_view_ends_within_a_second_and_gives_the_terminal_back() {
+    matrix(
+        "fleet",
+        &strings(&["fleet", "--hosts", &fleet_of_dead_hosts(), "-d", "1s"]),
+        &[Blocked::Terminal],
+        never,
+    );
+}
+
+#[test]
+fn fleet_once_and_json_end_within_a_second_while_blocked_writing() {
+    let hosts = fleet_of_dead_hosts();
+    matrix(
+        "fleet --once",
+        &strings(&["fleet", "--hosts", &hosts, "--once"]),
+        &PIPES,
+        never,
+    );
+    matrix(
+        "fleet --json",
+        &strings(&["fleet", "--hosts", &hosts, "--json"]),
+        &PIPES,
+        never,
+    );
+}
+
+/// A Prometheus that takes each request and never answers, for as long as a case may take;
+/// the URL and how many requests it holds.
+fn hanging_prometheus() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::Read;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    let held = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&held);
+    std::thread::spawn(move || {
+        let until = Instant::now() + SETTLE * 2;
+        let mut open = Vec::new();
+        while Instant::now() < until {
+            match listener.accept() {
+                Ok((mut stream, _)) => {
+                    let _ = stream.set_nonblocking(false);
+                    let _ = stream.set_read_timeout(Some(SETTLE));
+                    let mut head = [0u8; 4096];
+                    if stream.read(&mut head).is_ok_and(|n| n > 0) {
+                        count.fetch_add(1, Ordering::SeqCst);
+                    }
+                    open.push(stream);
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    });
+    (url, held)
+}
+
+#[test]
+fn fleet_once_and_json_end_within_a_second_on_a_prometheus_that_hangs() {
+    use std::sync::atomic::Ordering;
+    std::thread::scope(|scope| {
+        for output in ["--once", "--json"] {
+            for signal in SIGNALS {
+                scope.spawn(move || {
+                    let (url, held) = hanging_prometheus();
+                    // The request's own timeout is far off: only the signal can end the wait.
+                    let args = strings(&[
+                        "fleet",
+                        "--prometheus",
+                        &url,
+                        output,
+                        "--http-timeout",
+                        "60s",
+                    ]);
+                    let run = start(&args, Blocked::HangingServer);
+                    check(
+                        &format!("fleet {output} × {signal} × hanging Prometheus"),
+                        run,
+                        Blocked::HangingServer,
+                        signal,
+                        &|| held.load(Ordering::SeqCst) > 0,
+                    );
+                });
+            }
         }
     });
 }

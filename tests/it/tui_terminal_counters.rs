@@ -157,3 +157,48 @@ fn c_opens_the_counters_view_of_the_selected_port_on_the_demo() {
     assert_gone_without_spinning(pid);
     let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
 }
+
+/// Under `LANG=C` (no UTF-8 locale) the view draws with ASCII only, as htop
+/// does: a terminal there may show none of the Unicode symbols.
+#[test]
+fn under_lang_c_the_view_is_ascii_only() {
+    if !Path::new(TMUX).exists() {
+        eprintln!("tmux not installed: real-terminal test skipped");
+        return;
+    }
+    let s = Session {
+        name: format!("restop-ascii-{}", std::process::id()),
+    };
+    let bin = env!("CARGO_BIN_EXE_restop");
+    let shell = "env PS1='rc-prompt> ' LANG=C LC_ALL=C bash --norc --noprofile";
+    let started = s.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &s.name,
+        "-x",
+        "120",
+        "-y",
+        "40",
+        shell,
+    ]);
+    assert!(started.status.success(), "tmux new-session failed");
+    s.wait_for("the shell prompt", |t| t.contains("rc-prompt>"));
+    assert!(
+        s.tmux(&["send-keys", "-t", &s.name, "-l", &format!("{bin} --demo")])
+            .status
+            .success()
+    );
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("the main screen with its bars", |t| {
+        t.contains("Top consumers") && t.contains('#')
+    });
+    assert!(screen.is_ascii(), "{screen}");
+    s.keys(&["q"]);
+    s.wait_for("the shell back", |t| {
+        t.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.contains("rc-prompt>"))
+    });
+}

@@ -370,3 +370,35 @@ fn the_light_and_high_contrast_themes_redraw_the_warnings() {
     ));
     assert!(screen(&app, 80, 24).contains("train.py"));
 }
+
+/// `--ascii` (or `LANG=C`): the same screen with ASCII only, cell for cell
+/// as wide, the same words in the same places.
+#[test]
+fn ascii_draws_the_same_screen_with_ascii_only() {
+    let unicode = app_with(fixture(&DetailScope::ErrorsOnly));
+    let mut ascii = App::new(
+        AppConfig {
+            ascii: true,
+            ..AppConfig::default()
+        },
+        SourceKind::Demo,
+    );
+    ascii.update(Event::Resize(80, 24));
+    ascii.update(Event::Tick(NOW_MS));
+    ascii.update(snapshot_event(
+        fixture(&DetailScope::ErrorsOnly),
+        DetailScope::ErrorsOnly,
+    ));
+    let (u, a) = (screen(&unicode, 80, 24), screen(&ascii, 80, 24));
+    assert!(!u.is_ascii(), "{u}");
+    assert!(a.is_ascii(), "{a}");
+    for (ul, al) in u.lines().zip(a.lines()) {
+        assert_eq!(ul.chars().count(), al.chars().count(), "{ul}\n{al}");
+        // Only the symbols changed: every ASCII character stays in its place.
+        for (uc, ac) in ul.chars().zip(al.chars()) {
+            if uc.is_ascii() {
+                assert_eq!(uc, ac, "{ul}\n{al}");
+            }
+        }
+    }
+}

@@ -21,6 +21,12 @@
 #   -i        interactive: the console is this terminal; after the scenario the
 #             guest gives a bash shell, `exit` powers it off
 #   -n        never run apt-get (fail if something is missing)
+#   -s        systemd guest: the host's root, shared read-only over 9p below a
+#             tmpfs overlay, with systemd as PID 1 booting restop-vm.target (the
+#             basic system and the scenario, tests/vm/guest/systemd/); the
+#             scenario runs from restop-vm.service with the host's programs
+#             (dpkg, systemctl, curl, rdma) and may change anything: the
+#             changes stay in the guest's memory (with -i: the console, no shell)
 #   -k PKG    boot this kernel package instead of the one linux-image-amd64 depends
 #             on (e.g. linux-image-7.3.4+deb13-amd64); a package the host's apt
 #             sources do not have is looked up in Debian's bookworm-backports,
@@ -47,13 +53,14 @@ ACCEL=auto
 INTERACTIVE=0
 APT=1
 KPKG=${RESTOP_VM_KERNEL:-}
+SYSTEMD=0
 BINS=()
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 log() { echo "[run-vm $(date +%T)] $*" >&2; }
 die() { log "error: $*"; exit 2; }
 
-while getopts "b:o:t:c:m:a:k:inh" opt; do
+while getopts "b:o:t:c:m:a:k:insh" opt; do
 	case $opt in
 	b) BINS+=("$OPTARG") ;;
 	o) OUT=$OPTARG ;;
@@ -63,6 +70,7 @@ while getopts "b:o:t:c:m:a:k:inh" opt; do
 	a) ACCEL=$OPTARG ;;
 	i) INTERACTIVE=1 ;;
 	n) APT=0 ;;
+	s) SYSTEMD=1 ;;
 	k) KPKG=$OPTARG ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -81,6 +89,8 @@ elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
 PACKAGES=(qemu-system-x86 busybox-static bash coreutils util-linux iproute2 kmod cpio gcc libc6-dev
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev
 	tmux ncurses-base ethtool)
+# the systemd guest runs the host's own systemd, dpkg (with deb-systemd-helper) and curl
+[ $SYSTEMD = 1 ] && PACKAGES+=(systemd dpkg perl init-system-helpers curl)
 apt_updated=0
 apt_update() {
 	[ $apt_updated = 1 ] && return 0
@@ -294,7 +304,10 @@ ldconfig -r "$R"
 # with the crc32 shash, without it `rdma link add` fails with ENOENT
 # rdma_rxe must be a module; the others may be built in (newer kernels have crc32 and
 # virtio_pci in the image, and no crc32_generic), veth is for the netns scenario
-for m in rdma_rxe ib_uverbs rdma_ucm crc32_generic dummy veth 9p 9pnet_virtio virtio_pci; do
+# overlay: the systemd guest's root; autofs4: systemd asks for it
+MODULES=(rdma_rxe ib_uverbs rdma_ucm crc32_generic dummy veth 9p 9pnet_virtio virtio_pci)
+[ $SYSTEMD = 1 ] && MODULES+=(overlay autofs4)
+for m in "${MODULES[@]}"; do
 	if ! deps=$(modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null); then
 		[ "$m" = rdma_rxe ] && die "kernel module $m not found"
 		log "kernel $KVER has no module $m (built in or absent)"
@@ -310,6 +323,11 @@ depmod -b "$R" "$KVER"
 install -m 0755 "$VM_DIR/guest/init" "$R/init"
 install -m 0644 "$VM_DIR/guest/lib.sh" "$R/scenario/lib.sh"
 install -m 0755 "$SCENARIO" "$R/scenario/run.sh"
+if [ $SYSTEMD = 1 ]; then
+	mkdir -p "$R/scenario/systemd"
+	install -m 0755 "$VM_DIR"/guest/systemd/*.sh "$R/scenario/systemd/"
+	install -m 0644 "$VM_DIR"/guest/systemd/restop-vm.{target,service} "$R/scenario/systemd/"
+fi
 [ $# -gt 0 ] && printf '%q ' "$@" >"$R/scenario/args"
 (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet) >"$BUILD/initramfs.cpio"
 log "kernel $KVER, initramfs $(du -h "$BUILD/initramfs.cpio" | cut -f1) ready after $(elapsed "$T0")s"
@@ -332,9 +350,12 @@ boot() {
 	if [ "$accel" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg,thread=multi -cpu max); fi
 	local append="console=ttyS0 panic=-1 loglevel=4 mitigations=off restop_vm.timeout=$GUEST_TIMEOUT"
 	[ $INTERACTIVE = 1 ] && append+=" restop_vm.shell=1"
+	[ $SYSTEMD = 1 ] && append+=" restop_vm.systemd=1 systemd.unit=restop-vm.target systemd.firstboot=0"
 	args+=(-m "$MEM" -smp "$CPUS" -nodefaults -no-user-config -display none -no-reboot
 		-kernel "$VMLINUZ" -initrd "$BUILD/initramfs.cpio" -append "$append"
 		-virtfs "local,path=$OUT,mount_tag=restop_out,security_model=none,id=restop_out")
+	# shellcheck disable=SC2054
+	[ $SYSTEMD = 1 ] && args+=(-virtfs "local,path=/,mount_tag=restop_root,security_model=none,readonly=on,multidevs=remap,id=restop_root")
 	if [ $INTERACTIVE = 1 ]; then
 		log "booting ($accel); the guest console is this terminal"
 		qemu-system-x86_64 "${args[@]}" -serial mon:stdio

@@ -38,6 +38,8 @@ use crate::nldev::{NlError, NldevClient, SocketTransport, Transport};
 use crate::source::{CollectError, CollectRequest, Source};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
 /// Diagnostics kept for `take_notes`.
@@ -113,6 +115,9 @@ pub struct LiveSource<T: Transport = SocketTransport> {
     host: String,
     kernel: String,
     verbs: VerbsLimits,
+    /// The id of the thread that opens devices for `verbs` this round (0:
+    /// none): what it opens is restop's own even once the thread is gone.
+    verbs_thread: Arc<AtomicU32>,
     cgroups: CgroupRdmaReader,
     counters: CounterReader,
     notes: Vec<String>,
@@ -146,6 +151,7 @@ impl<T: Transport> LiveSource<T> {
                 .with_kubelet_logs(options.kubelet_logs.clone()),
             cgroups: CgroupRdmaReader::new(&options.proc_root, &options.sys_root),
             counters: CounterReader::new(options.sys_root.clone()),
+            verbs_thread: verbs.query_thread(),
             verbs,
             notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),
@@ -169,6 +175,7 @@ impl<T: Transport> LiveSource<T> {
         // libibverbs reads the limits side by side with everything else.
         let keys = devices::verbs_keys(&summaries);
         let mut verbs = std::mem::take(&mut self.verbs);
+        self.verbs_thread = verbs.query_thread();
         let ((read, dumped), _) = verbs.query_alongside(&keys, || {
             let read = self.read_devices(summaries);
             let dumped = self.objects_phase(&read.devices, request);
@@ -365,6 +372,7 @@ impl<T: Transport> LiveSource<T> {
 
     /// Replaces how device limits are read (tests use a fake library).
     pub fn set_verbs(&mut self, verbs: VerbsLimits) {
+        self.verbs_thread = verbs.query_thread();
         self.verbs = verbs;
     }
 

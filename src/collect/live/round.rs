@@ -13,6 +13,7 @@ use crate::model::{
 use crate::nldev::dedup::{DumpDedup, Seen};
 use crate::nldev::{NlError, Transport};
 use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Slots of the creating-thread cache (direct-mapped by tid).
@@ -140,6 +141,7 @@ impl<T: Transport> LiveSource<T> {
     /// Reads one dump through `state`'s filter.
     fn dump_once(&mut self, state: &mut DumpState, device: u32, t: ResourceType) -> DumpEnd {
         let own_pid = self.options.own_pid;
+        let verbs_thread = self.verbs_thread.load(Ordering::SeqCst);
         let procs = &mut self.procs;
         let attribution = &mut self.attribution;
         let mut sink = |mut obj: Object| {
@@ -158,6 +160,12 @@ impl<T: Transport> LiveSource<T> {
                 }
             }
             state.hidden.observe(&obj);
+            if verbs_thread != 0 && *obj.reported() == ReportedOwner::Task(verbs_thread) {
+                // restop's libibverbs thread opened it; the thread may have ended
+                // before its id could be looked up, so it is known by its id.
+                state.own += 1;
+                return;
+            }
             let owner = match cached_process(&state.tasks, &obj) {
                 Some(key) => OwnerKey::Process(key),
                 None => {

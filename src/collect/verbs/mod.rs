@@ -19,6 +19,8 @@ pub use library::{AttrReader, LIBIBVERBS, Libibverbs, VerbsError};
 use self::ffi::IbvDeviceAttr;
 use crate::model::{Device, LimitSource, LimitsUnread, ObjectLimits, ResourceType};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The attributes restop uses; `None` where the device reported 0 or less.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -126,6 +128,11 @@ pub struct VerbsLimits {
     reader: Option<Result<Box<dyn AttrReader>, VerbsError>>,
     known: HashMap<DeviceKey, Result<DeviceAttrs, LimitsUnread>>,
     notes: Vec<String>,
+    /// The kernel's id of the thread that queries side by side (0: none this
+    /// round). The context it opens carries that thread's id, and the thread
+    /// may be gone before a dump that listed the context is read: the id is
+    /// how the live source still knows the context for restop's own.
+    query_thread: Arc<AtomicU32>,
 }
 
 impl Default for VerbsLimits {
@@ -149,7 +156,14 @@ impl VerbsLimits {
             reader: None,
             known: HashMap::new(),
             notes: Vec::new(),
+            query_thread: Arc::new(AtomicU32::new(0)),
         }
+    }
+
+    /// Where the id of the side-by-side query thread is kept (see
+    /// [`VerbsLimits::query_alongside`]); 0 while no such thread ran this round.
+    pub fn query_thread(&self) -> Arc<AtomicU32> {
+        Arc::clone(&self.query_thread)
     }
 
     pub fn with_factory(make_reader: ReaderFactory) -> VerbsLimits {
@@ -179,14 +193,20 @@ impl VerbsLimits {
         devices: &[DeviceKey],
         work: impl FnOnce() -> R,
     ) -> (R, bool) {
+        self.query_thread.store(0, Ordering::SeqCst);
         if !self.needs_query(devices) {
             let opened = self.query_new(devices);
             return (work(), opened);
         }
+        let query_thread = Arc::clone(&self.query_thread);
         let side_by_side = std::thread::scope(|scope| {
             let query = std::thread::Builder::new()
                 .name("restop-verbs".into())
-                .spawn_scoped(scope, || self.query_new(devices));
+                .spawn_scoped(scope, || {
+                    let tid = u32::try_from(nix::unistd::gettid().as_raw()).unwrap_or(0);
+                    query_thread.store(tid, Ordering::SeqCst);
+                    self.query_new(devices)
+                });
             match query {
                 Ok(query) => {
                     let result = work();
@@ -446,5 +466,27 @@ mod tests {
         let (n, opened) = limits.query_alongside(&devices, || 7);
         assert_eq!((n, opened), (7, false));
         assert_eq!(calls.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_query_threads_id_is_kept_for_the_round_it_ran_in() {
+        let (mut limits, _) = fake();
+        let cell = limits.query_thread();
+        let main = u32::try_from(nix::unistd::gettid().as_raw()).unwrap();
+        let (seen, _) = limits.query_alongside(&[key(0, "rxe0")], || {
+            // The thread stores its id before it opens anything.
+            let start = std::time::Instant::now();
+            while cell.load(Ordering::SeqCst) == 0 && start.elapsed().as_secs() < 10 {
+                std::thread::yield_now();
+            }
+            cell.load(Ordering::SeqCst)
+        });
+        assert_ne!(seen, 0);
+        assert_ne!(seen, main);
+        // Still known once the thread is gone: a dump read late names it.
+        assert_eq!(cell.load(Ordering::SeqCst), seen);
+        // A round without a query thread forgets it.
+        limits.query_alongside(&[key(0, "rxe0")], || ());
+        assert_eq!(cell.load(Ordering::SeqCst), 0);
     }
 }

@@ -7,18 +7,38 @@ pub mod queries;
 
 use super::http::{Client, FetchError};
 use super::model::FleetReading;
+use super::model::trails::{MAX_POINTS, Trail};
 use super::source::{FleetError, FleetSource};
 use crate::model::time::now;
-use api::Instant;
+use api::{Instant, Range};
 use decode::Decoder;
 use queries::{QueryPlan, RULES_PROBE};
+use std::collections::BTreeMap;
 use std::time::Duration;
+
+/// What one point of a range answer may take (`[1767225600.123,"0.4523809523809524"]`, with
+/// room), and one series' labels and brackets.
+const POINT_BYTES: u64 = 64;
+const SERIES_BYTES: u64 = 1024;
+
+/// The most bytes a sparkline answer for `hosts` series may take.
+fn sparkline_bytes(hosts: usize) -> u64 {
+    let hosts = u64::try_from(hosts).unwrap_or(u64::MAX);
+    let points = u64::try_from(MAX_POINTS).unwrap_or(u64::MAX);
+    hosts
+        .saturating_mul(
+            points
+                .saturating_mul(POINT_BYTES)
+                .saturating_add(SERIES_BYTES),
+        )
+        .saturating_add(64 * 1024)
+}
 
 /// Clock differences below this are noise (scrape and evaluation jitter, the query's own time).
 const SKEW_NOTE_AFTER: Duration = Duration::from_secs(10);
 
 /// A Prometheus server as the fleet's source.
-pub(crate) struct PromSource {
+pub struct PromSource {
     client: Client,
     base: String,
     plan: QueryPlan,
@@ -26,7 +46,7 @@ pub(crate) struct PromSource {
 
 impl PromSource {
     /// `url` is the server's base (`http://prometheus:9090`, or behind a path prefix).
-    pub(crate) fn new(client: Client, url: &str, host_label: &str, top: usize) -> PromSource {
+    pub fn new(client: Client, url: &str, host_label: &str, top: usize) -> PromSource {
         PromSource {
             client,
             base: url.trim_end_matches('/').to_string(),
@@ -39,12 +59,81 @@ impl PromSource {
     }
 
     /// One instant query.
-    pub(crate) fn instant(&self, query: &str) -> Result<Instant, FleetError> {
+    pub fn instant(&self, query: &str) -> Result<Instant, FleetError> {
         let url = format!("{}/api/v1/query", self.base);
         let answer = self
             .client
             .get(&url, &[("query", query)], "application/json", true)?;
         api::parse_instant(&answer.body).map_err(|e| FleetError::Api { url, error: e })
+    }
+
+    /// One range query over the last `window`, a point every `step`, its answer read to at
+    /// most `max_bytes` (and the client's own bound).
+    pub fn range(
+        &self,
+        query: &str,
+        window: Duration,
+        step: Duration,
+        max_bytes: u64,
+    ) -> Result<Range, FleetError> {
+        let url = format!("{}/api/v1/query_range", self.base);
+        let end = now().0 as f64 / 1000.0;
+        let start = end - window.as_secs_f64();
+        let (start, end, step) = (
+            format!("{start:.3}"),
+            format!("{end:.3}"),
+            format!("{:.3}", step.as_secs_f64().max(1.0)),
+        );
+        let answer = self.client.bounded(max_bytes).get(
+            &url,
+            &[
+                ("query", query),
+                ("start", &start),
+                ("end", &end),
+                ("step", &step),
+            ],
+            "application/json",
+            true,
+        )?;
+        api::parse_range(&answer.body).map_err(|e| FleetError::Api { url, error: e })
+    }
+
+    /// The worst usage of each of `hosts` over `window`, for the sparklines of the rows on
+    /// screen: one range query naming only them. Bounded: the answer's bytes by what that many
+    /// series of [`MAX_POINTS`] points take, series of hosts not asked for dropped, each
+    /// series cut to its newest [`MAX_POINTS`] points.
+    pub fn usage_sparklines(
+        &self,
+        hosts: &[String],
+        window: Duration,
+        step: Duration,
+    ) -> Result<BTreeMap<String, Trail>, FleetError> {
+        if hosts.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let range = self.range(
+            &self.plan.usage_sparklines(hosts),
+            window,
+            step,
+            sparkline_bytes(hosts.len()),
+        )?;
+        let mut out = BTreeMap::new();
+        for s in range.series {
+            let Some(host) = s
+                .labels
+                .iter()
+                .find(|(k, _)| *k == self.plan.host_label)
+                .map(|(_, v)| v.clone())
+                .filter(|h| hosts.contains(h))
+            else {
+                continue;
+            };
+            let mut points = s.points;
+            let excess = points.len().saturating_sub(MAX_POINTS);
+            points.drain(..excess);
+            out.insert(host, points);
+        }
+        Ok(out)
     }
 
     /// Whether the recording rules are loaded (asked until they are).
@@ -60,6 +149,16 @@ impl PromSource {
 impl FleetSource for PromSource {
     fn describe(&self) -> String {
         format!("Prometheus {}", self.base)
+    }
+
+    fn usage_history(
+        &mut self,
+        hosts: &[String],
+        window: Duration,
+        step: Duration,
+    ) -> Result<Option<BTreeMap<String, Trail>>, FleetError> {
+        self.probe_rules()?;
+        self.usage_sparklines(hosts, window, step).map(Some)
     }
 
     fn read(&mut self) -> Result<FleetReading, FleetError> {

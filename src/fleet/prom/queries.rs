@@ -44,6 +44,17 @@ pub const RULES: &[(&str, &str)] = &[
         "restop:fleet_pod_resources",
         "sum without (pid, name, user, container, uid, container_id) (restop_process_resources{pod!=\"\"})",
     ),
+    // The error and congestion counters that moved over 5 minutes: the one range read of a
+    // refresh, the costliest part over 1,000 hosts (docs/performance.md), recorded once per
+    // evaluation. The alternation is `health_counter_regex()` (a test keeps them equal).
+    (
+        "restop:fleet_port_hw_counter_rate5m",
+        "rate(restop_port_hw_stat_total{counter=~\"symbol_error|link_error_recovery|link_downed|port_rcv_errors|port_rcv_remote_physical_errors|port_rcv_switch_relay_errors|port_xmit_discards|port_xmit_constraint_errors|port_rcv_constraint_errors|local_link_integrity_errors|excessive_buffer_overrun_errors|VL15_dropped|duplicate_request|out_of_seq_request|rcvd_rnr_err|send_rnr_err|rcvd_seq_err|retry_exceeded_err|retry_rnr_exceeded_err|completer_retry_err|send_err|out_of_buffer|out_of_sequence|packet_seq_err|local_ack_timeout_err|rnr_nak_retry_err|implied_nak_seq_err|req_cqe_error|resp_cqe_error|req_remote_access_errors|resp_remote_access_errors|req_remote_invalid_request|resp_local_length_error|rx_icrc_encapsulated|roce_adp_retrans|roce_slow_restart|np_cnp_sent|rp_cnp_handled|rp_cnp_ignored|np_ecn_marked_roce_packets\"}[5m]) > 0",
+    ),
+    (
+        "restop:fleet_port_pma_counter_rate5m",
+        "rate(restop_port_pma_stat_total{counter=~\"symbol_error|link_error_recovery|link_downed|port_rcv_errors|port_rcv_remote_physical_errors|port_rcv_switch_relay_errors|port_xmit_discards|port_xmit_constraint_errors|port_rcv_constraint_errors|local_link_integrity_errors|excessive_buffer_overrun_errors|VL15_dropped|duplicate_request|out_of_seq_request|rcvd_rnr_err|send_rnr_err|rcvd_seq_err|retry_exceeded_err|retry_rnr_exceeded_err|completer_retry_err|send_err|out_of_buffer|out_of_sequence|packet_seq_err|local_ack_timeout_err|rnr_nak_retry_err|implied_nak_seq_err|req_cqe_error|resp_cqe_error|req_remote_access_errors|resp_remote_access_errors|req_remote_invalid_request|resp_local_length_error|rx_icrc_encapsulated|roce_adp_retrans|roce_slow_restart|np_cnp_sent|rp_cnp_handled|rp_cnp_ignored|np_ecn_marked_roce_packets\"}[5m]) > 0",
+    ),
 ];
 
 /// The name of the recorded series that tells the rules are loaded.
@@ -115,11 +126,11 @@ impl QueryPlan {
     /// per device with the oldest one's age, and the leak suspects.
     pub(crate) fn problems(&self) -> String {
         let h = &self.host_label;
-        let counters = health_counter_regex();
-        let moving = |family: &str| {
+        let moving = |recorded: &str| {
             format!(
-                "sum by ({}) (rate({family}{{counter=~\"{counters}\"}}[5m]) > 0)",
-                self.host_and("device, port, counter")
+                "sum by ({}) ({})",
+                self.host_and("device, port, counter"),
+                self.series(recorded)
             )
         };
         union(
@@ -132,8 +143,14 @@ impl QueryPlan {
                     ),
                 ),
                 tagged("port_down", "restop_port_active == 0"),
-                tagged("counter_rate", &moving("restop_port_hw_stat_total")),
-                tagged("counter_rate", &moving("restop_port_pma_stat_total")),
+                tagged(
+                    "counter_rate",
+                    &moving("restop:fleet_port_hw_counter_rate5m"),
+                ),
+                tagged(
+                    "counter_rate",
+                    &moving("restop:fleet_port_pma_counter_rate5m"),
+                ),
                 tagged("error_qps_device", "restop_error_queue_pairs > 0"),
                 tagged("error_qp_age", "restop_error_queue_pair_oldest_age_seconds"),
                 tagged("suspect", "restop_process_leak_suspect"),
@@ -234,7 +251,6 @@ impl QueryPlan {
     }
 
     /// The worst usage of each named host over time, for the sparklines of visible rows.
-    #[cfg(test)]
     pub(crate) fn usage_sparklines(&self, hosts: &[String]) -> String {
         let h = &self.host_label;
         let names: Vec<String> = hosts.iter().map(|x| escape_regex(x)).collect();
@@ -272,7 +288,6 @@ fn escape_string(text: &str) -> String {
 }
 
 /// A literal for a RE2 regex.
-#[cfg(test)]
 fn escape_regex(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
@@ -294,6 +309,28 @@ mod tests {
             recorded,
             top: 10,
         }
+    }
+
+    #[test]
+    fn the_recorded_counter_rates_name_the_health_counters() {
+        let regex = health_counter_regex();
+        for name in [
+            "restop:fleet_port_hw_counter_rate5m",
+            "restop:fleet_port_pma_counter_rate5m",
+        ] {
+            let (_, expr) = RULES.iter().find(|(n, _)| *n == name).unwrap();
+            assert!(
+                expr.contains(&format!("counter=~\"{regex}\"")),
+                "{name}: {expr}"
+            );
+        }
+        // Without the rules the same expressions go inline.
+        let inline = plan("node", false).problems();
+        assert!(inline.contains(&format!(
+            "rate(restop_port_hw_stat_total{{counter=~\"{regex}\"}}[5m]) > 0"
+        )));
+        let recorded = plan("node", true).problems();
+        assert!(!recorded.contains("rate("), "{recorded}");
     }
 
     #[test]

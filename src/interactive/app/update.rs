@@ -226,6 +226,7 @@ impl App {
             | Action::PrevPart
             | Action::Right
             | Action::Left
+            | Action::Vfs
             | Action::Tab(_) => {}
             Action::StepBack
             | Action::StepForward

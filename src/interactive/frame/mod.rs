@@ -6,13 +6,21 @@ pub(crate) mod header;
 
 use crate::interactive::app::App;
 use crate::interactive::layout::{MIN_HEIGHT, MIN_WIDTH, frame_layout, too_small};
+use crate::interactive::widgets::charset;
 use crate::interactive::widgets::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Paragraph, Wrap};
 
-/// Draws the whole screen for `app`.
+/// Draws the whole screen for `app`, in ASCII only when asked (`--ascii`).
 pub fn draw(frame: &mut Frame, app: &App) {
+    draw_screen(frame, app);
+    if app.config.ascii {
+        charset::to_ascii(frame.buffer_mut());
+    }
+}
+
+fn draw_screen(frame: &mut Frame, app: &App) {
     let area = frame.area();
     let theme = Theme::of(app.config.color, app.config.theme);
     if too_small(area) {

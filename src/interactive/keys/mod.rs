@@ -125,6 +125,8 @@ pub enum Action {
     Sparklines,
     /// `o`: group the consumers by process, container or pod (cycles).
     Group,
+    /// `v`: show or fold the VFs of the selected PF in the devices pane.
+    Vfs,
     Filter,
     SortNext,
     SortPrev,

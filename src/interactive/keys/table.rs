@@ -164,6 +164,13 @@ pub(crate) const GROUP: Command = row(
     Applies::MainScreen,
     None,
 );
+pub(crate) const VFS: Command = row(
+    &[(key('v'), Action::Vfs)],
+    "v",
+    "devices pane: show / fold the VFs of the selected PF",
+    Applies::MainScreen,
+    None,
+);
 pub(crate) const FULL_TEXT: Command = row(
     &[(key('w'), Action::FullText)],
     "w",
@@ -383,6 +390,7 @@ pub(crate) const COMMANDS: &[&Command] = &[
     &BASELINE,
     &SPARKLINES,
     &GROUP,
+    &VFS,
     &FULL_TEXT,
     &FILTER,
     &SORT_NEXT,

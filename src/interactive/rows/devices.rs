@@ -18,6 +18,19 @@ pub enum Tree {
     Vf { last: bool },
 }
 
+/// A PF whose VFs the pane folds into its row, or shows under it once opened
+/// (`v`), when not every device fits (`screens/main/trouble.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fold {
+    /// How many VFs the PF has.
+    pub vfs: usize,
+    /// Shown under the PF (`v` opened it); folded into its row otherwise.
+    pub open: bool,
+    /// Of those VFs, how many are in trouble (usage past a threshold,
+    /// counters that moved, a port not ACTIVE).
+    pub troubled: usize,
+}
+
 /// What a port's counters can say this snapshot.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Traffic {
@@ -127,6 +140,12 @@ pub struct DeviceRow {
     pub usage: Vec<(ResourceType, Option<UsageEntry>)>,
     /// Object dumps that failed on this device (shown as a marker).
     pub dump_errors: usize,
+    /// The device's network namespace when it is not restop's own, as a short
+    /// tag: the pod whose namespace it is, else its container, else its name.
+    pub netns: Option<String>,
+    /// Set on a PF whose VFs are folded or opened (only when not all devices
+    /// fit); `None` in the plain tree.
+    pub fold: Option<Fold>,
 }
 
 impl DeviceRow {
@@ -135,6 +154,10 @@ impl DeviceRow {
     pub fn traffic(&self) -> DeviceTraffic {
         let several = self.ports.len() > 1;
         let mut moved = Vec::new();
+        // A folded PF says first how many of its VFs are in trouble.
+        if let Some(f) = self.fold.filter(|f| !f.open && f.troubled > 0) {
+            moved.push(format!("{} of {} VFs", f.troubled, f.vfs));
+        }
         for p in &self.ports {
             for m in &p.moved {
                 moved.push(if several {
@@ -230,9 +253,24 @@ pub(crate) fn device_rows(
                     .map(|t| (*t, d.usage.get(*t).copied()))
                     .collect(),
                 dump_errors: d.objects.errors.len(),
+                netns: d.netns.as_ref().map(netns_tag),
+                fold: None,
             }
         })
         .collect()
+}
+
+/// A namespace in a word or two: the pod (without its Kubernetes namespace),
+/// the container's short id, or what `ip netns` calls it.
+pub(crate) fn netns_tag(ns: &crate::model::DeviceNetns) -> String {
+    let owner = ns.owner.as_ref();
+    if let Some(pod) = owner.and_then(|o| o.pod.as_deref()) {
+        return pod.rsplit('/').next().unwrap_or(pod).to_string();
+    }
+    match owner.and_then(|o| o.container.as_deref()) {
+        Some(container) => container.to_string(),
+        None => ns.label(),
+    }
 }
 
 #[cfg(test)]
@@ -278,6 +316,8 @@ mod tests {
                 .collect(),
             usage: Vec::new(),
             dump_errors: 0,
+            netns: None,
+            fold: None,
         }
     }
 

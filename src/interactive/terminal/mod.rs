@@ -1,9 +1,9 @@
 //! The interactive terminal runtime: terminal setup and restore, the input
-//! thread, signals and job control, and the event loop that feeds
-//! `App::update` and draws with `frame::draw`. What feeds the app its
-//! snapshots is passed in (`run_app`'s `start_feed`), behind the [`Feed`]
-//! trait: `local/` starts this host's collector or a recording's replayer,
-//! and another data source brings a feed of its own.
+//! thread, signals and job control, and the event loop that feeds a
+//! [`View`]'s update and draws it. The single-host `App` is one view (its
+//! snapshots come from a [`Feed`]: `local/` starts this host's collector or a
+//! recording's replayer); the fleet view is another, with its own feed. What
+//! feeds the view is started by the caller (`run`'s `start_feed`).
 
 pub(crate) mod feed;
 pub(crate) mod hangup;
@@ -12,6 +12,7 @@ pub(crate) mod job;
 pub(crate) mod signals;
 pub(crate) mod test_hooks;
 pub(crate) mod tty;
+pub mod view;
 
 use crate::interactive::app::{App, Command, Event};
 use crate::interactive::frame;
@@ -22,6 +23,7 @@ use std::time::Duration;
 use tty::{TerminalGuard, Tty};
 
 pub use feed::Feed;
+pub use view::View;
 
 /// How often the clock ticks (header ages, signal checks) when nothing else happens.
 const TICK: Duration = Duration::from_millis(250);
@@ -36,15 +38,24 @@ fn now_ms() -> crate::model::UnixMs {
     crate::model::time::now()
 }
 
-/// Sets up the terminal and threads around `app`; `start_feed` starts what
-/// sends it its ticks and returns the controls of that feed.
+/// The single-host view: `run` with `App` and the feed `start_feed` starts.
 pub(crate) fn run_app(
-    mut app: App,
+    app: App,
     start_feed: impl FnOnce(Sender<Event>) -> std::io::Result<Box<dyn Feed>>,
+) -> anyhow::Result<()> {
+    run(app, start_feed)
+}
+
+/// Sets up the terminal and threads around `view`; `start_feed` starts what
+/// sends it its events and returns the controls of that feed. The terminal is
+/// restored on every path.
+pub fn run<V: View>(
+    mut view: V,
+    start_feed: impl FnOnce(Sender<Event>) -> std::io::Result<Box<V::Feed>>,
 ) -> anyhow::Result<()> {
     let _signals = signals::install()?;
     let _job_control = crate::signals::install_job_control()?;
-    let mut guard = TerminalGuard::enter(app.config.mouse)?;
+    let mut guard = TerminalGuard::enter(view.mouse())?;
 
     let (events_tx, events_rx) = mpsc::channel();
     let stop_input = Arc::new(AtomicBool::new(false));
@@ -58,7 +69,7 @@ pub(crate) fn run_app(
 
     let hangup = hangup::HangupWatch::new();
     let result = event_loop(
-        &mut app,
+        &mut view,
         guard.terminal(),
         &events_rx,
         feed.as_mut(),
@@ -73,7 +84,7 @@ pub(crate) fn run_app(
         other => other,
     };
 
-    feed.stop();
+    V::stop(feed.as_mut());
     stop_input.store(true, Ordering::SeqCst);
     if lost {
         guard.release_lost();
@@ -87,28 +98,23 @@ pub(crate) fn run_app(
     result
 }
 
-fn event_loop(
-    app: &mut App,
+fn event_loop<V: View>(
+    view: &mut V,
     terminal: &mut Tty,
     events: &Receiver<Event>,
-    feed: &mut dyn Feed,
+    feed: &mut V::Feed,
     hangup: &hangup::HangupWatch,
 ) -> anyhow::Result<()> {
     let size = terminal.size()?;
-    let mut first = app.update(Event::Resize(size.width, size.height));
-    first.extend(app.update(Event::Tick(now_ms())));
-    if carry_out(app, first, feed) {
+    let mut first = view.update(Event::Resize(size.width, size.height));
+    first.extend(view.update(Event::Tick(now_ms())));
+    if view.carry_out(first, feed) {
         return Ok(());
     }
-    draw(terminal, app)?;
+    draw(terminal, view)?;
     let mut presence = job::Presence::Shown;
     loop {
-        // A replay's next snapshot may be due before the next tick.
-        let wait = app
-            .replay
-            .as_ref()
-            .and_then(|r| r.wait_ms(now_ms()))
-            .map_or(TICK, |ms| TICK.min(ms.as_duration()));
+        let wait = view.wait(now_ms()).map_or(TICK, |due| TICK.min(due));
         if tty::panicked() {
             return Err(panic_ended());
         }
@@ -121,30 +127,30 @@ fn event_loop(
                 Err(RecvTimeoutError::Disconnected) => Event::Quit,
             }
         };
-        let mouse = app.config.mouse;
+        let mouse = view.mouse();
         let event = if job::is_suspend_key(&event) || crate::signals::take_suspend_request() {
             presence = job::suspend(terminal, mouse)?;
-            resized_while_away(app, terminal, presence)?;
+            resized_while_away(view, terminal, presence)?;
             Event::Tick(now_ms())
         } else {
             // `fg` sends SIGCONT; the foreground check also covers a missed one.
             let back = presence == job::Presence::Away && job::in_foreground();
             if crate::signals::take_continued() || back {
                 presence = job::continued(terminal, mouse)?;
-                resized_while_away(app, terminal, presence)?;
+                resized_while_away(view, terminal, presence)?;
             }
             event
         };
         let ticked = matches!(event, Event::Tick(_));
-        let mut commands = app.update(event);
+        let mut commands = view.update(event);
         if !ticked {
-            commands.extend(app.update(Event::Tick(now_ms())));
+            commands.extend(view.update(Event::Tick(now_ms())));
         }
-        if carry_out(app, commands, feed) {
+        if view.carry_out(commands, feed) {
             return Ok(());
         }
         if presence == job::Presence::Shown {
-            draw(terminal, app)?;
+            draw(terminal, view)?;
         }
     }
 }
@@ -152,22 +158,22 @@ fn event_loop(
 /// Back in the terminal after a stop: the terminal may have been resized
 /// while restop was stopped (no SIGWINCH reaches a stopped process), so every
 /// pane is laid out again at the size found now, not only the header and footer.
-fn resized_while_away(
-    app: &mut App,
+fn resized_while_away<V: View>(
+    view: &mut V,
     terminal: &mut Tty,
     presence: job::Presence,
 ) -> anyhow::Result<()> {
     if presence == job::Presence::Shown {
         let size = terminal.size()?;
-        app.update(Event::Resize(size.width, size.height));
+        view.update(Event::Resize(size.width, size.height));
     }
     Ok(())
 }
 
 /// Draws the view; fails once a panic has taken the screen for its message.
-fn draw(terminal: &mut Tty, app: &mut App) -> anyhow::Result<()> {
+fn draw<V: View>(terminal: &mut Tty, view: &mut V) -> anyhow::Result<()> {
     // ratatui diffs against the previous frame: only changed cells are written.
-    match tty::draw_frame(|| terminal.draw(|f| frame::draw(f, app))) {
+    match tty::draw_frame(|| terminal.draw(|f| view.draw(f))) {
         Some(drawn) => drawn.map(drop).map_err(Into::into),
         None => Err(panic_ended()),
     }
@@ -177,22 +183,52 @@ fn panic_ended() -> anyhow::Error {
     anyhow::anyhow!("a restop thread panicked (message above): the view was ended")
 }
 
-/// Passes the application's commands on to the feed, and the result of any
-/// signal sent back to the application as an event; true when it asked to
-/// quit.
-fn carry_out(app: &mut App, commands: Vec<Command>, feed: &mut dyn Feed) -> bool {
-    let mut queue = std::collections::VecDeque::from(commands);
-    while let Some(command) = queue.pop_front() {
-        match command {
-            Command::Quit => return true,
-            Command::SetInterval(d) => feed.set_interval(d),
-            Command::SetDetails(scope) => feed.set_details(scope),
-            Command::ShowRecord(index) => feed.show_record(index),
-            Command::Signal(request) => {
-                let outcome = feed.send_signal(&request);
-                queue.extend(app.update(Event::SignalResult { request, outcome }));
+/// The single-host view: `App`'s update and frame, its commands carried out on
+/// its [`Feed`].
+impl View for App {
+    type Command = Command;
+    type Feed = dyn Feed;
+
+    fn mouse(&self) -> bool {
+        self.config.mouse
+    }
+
+    fn update(&mut self, event: Event) -> Vec<Command> {
+        App::update(self, event)
+    }
+
+    fn draw(&mut self, f: &mut ratatui::Frame) {
+        frame::draw(f, self);
+    }
+
+    /// Passes the application's commands on to the feed, and the result of
+    /// any signal sent back to the application as an event.
+    fn carry_out(&mut self, commands: Vec<Command>, feed: &mut Self::Feed) -> bool {
+        let mut queue = std::collections::VecDeque::from(commands);
+        while let Some(command) = queue.pop_front() {
+            match command {
+                Command::Quit => return true,
+                Command::SetInterval(d) => feed.set_interval(d),
+                Command::SetDetails(scope) => feed.set_details(scope),
+                Command::ShowRecord(index) => feed.show_record(index),
+                Command::Signal(request) => {
+                    let outcome = feed.send_signal(&request);
+                    queue.extend(App::update(self, Event::SignalResult { request, outcome }));
+                }
             }
         }
+        false
     }
-    false
+
+    fn stop(feed: &mut Self::Feed) {
+        feed.stop();
+    }
+
+    /// A replay's next snapshot may be due before the next tick.
+    fn wait(&self, now: crate::model::UnixMs) -> Option<Duration> {
+        self.replay
+            .as_ref()
+            .and_then(|r| r.wait_ms(now))
+            .map(|ms| ms.as_duration())
+    }
 }

@@ -3,6 +3,7 @@
 //! text fitting, modal boxes, port states, a port's traffic line, sort markers and the theme.
 //! Widgets never import a screen.
 
+pub(crate) mod charset;
 pub(crate) mod cursor;
 pub(crate) mod fit;
 pub(crate) mod format;

@@ -24,8 +24,15 @@ pub(crate) fn theme_of(config: &FleetConfig) -> Theme {
     Theme::of(config.color, config.theme)
 }
 
-/// Draws the whole screen for `view`.
+/// Draws the whole screen for `view`, in ASCII only under a locale that is not UTF-8.
 pub fn draw(frame: &mut Frame, view: &FleetView) {
+    draw_screen(frame, view);
+    if view.config.ascii {
+        crate::interactive::widgets::charset::to_ascii(frame.buffer_mut());
+    }
+}
+
+fn draw_screen(frame: &mut Frame, view: &FleetView) {
     let area = frame.area();
     let theme = theme_of(&view.config);
     if too_small(area) {
@@ -46,6 +53,7 @@ pub fn draw(frame: &mut Frame, view: &FleetView) {
             buf,
             &TableArea::new(l.body),
             &view.hosts,
+            &view.trails,
             has_reading,
             true,
             &theme,

@@ -1,19 +1,23 @@
 //! The fleet's hosts table (`1`): one row per host, worst first (or by the key `s` picks),
 //! with the status marked so a down, missing or stale host never reads as healthy. Its rows
 //! are the fleet model's (`host_rows`, `sort_rows`, the `/` filter) and its cells the model's
-//! texts (`fleet::model::cells`), as `--once` prints them.
+//! texts (`fleet::model::cells`), as `--once` prints them, plus a sparkline of the host's
+//! worst usage over the last half hour (the model's `UsageTrails`), which only the full-screen
+//! view draws.
 
 use crate::fleet::model::cells::{
     age_text, devices_text, nic_text, top_consumer_text, usage_text, why_text,
 };
 use crate::fleet::model::{
-    FleetFilter, FleetReading, HostRow, RowRules, RowStatus, SortKey, host_rows, sort_rows,
+    FleetFilter, FleetReading, HostRow, RowRules, RowStatus, SortKey, UsageTrails, host_rows,
+    sort_rows,
 };
 use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_line, style_area, title_line};
-use crate::interactive::widgets::table::{Align, Column, ObjectTable, table_columns};
+use crate::interactive::widgets::sparkline::sparkline;
+use crate::interactive::widgets::table::{Align, Column, ObjectTable, PlacedCell, table_columns};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::SortDirection;
 use crate::model::limits::Level;
@@ -122,6 +126,7 @@ impl HostsScreen {
             Column::left("HOST", host),
             Column::right("DEVS", 4).keep(40),
             Column::right("WORST USAGE", 20).keep(90),
+            Column::right("USAGE 30m", 10).keep(60),
             Column::right("ERRQP", 5).keep(95),
             Column::right("LEAKS", 5).keep(85),
             Column::right("NIC", 7).keep(80),
@@ -158,11 +163,12 @@ impl HostsScreen {
 }
 
 /// The sort key of each column, in column order.
-const COLUMN_KEYS: [Option<SortKey>; 9] = [
+const COLUMN_KEYS: [Option<SortKey>; 10] = [
     Some(SortKey::Worst),
     Some(SortKey::Host),
     None,
     Some(SortKey::Usage),
+    None,
     Some(SortKey::ErrorQps),
     Some(SortKey::LeakSuspects),
     Some(SortKey::Nic),
@@ -181,8 +187,11 @@ pub(crate) fn status_style(status: RowStatus, theme: &Theme) -> Style {
     }
 }
 
-/// The cells of a row, in column order.
-fn cells(row: &HostRow) -> [String; 9] {
+/// The column of the usage sparkline.
+const TRAIL_COLUMN: usize = 4;
+
+/// The cells of a row, in column order; `trail` is its sparkline, already fitted.
+fn cells(row: &HostRow, trail: String) -> [String; 10] {
     let tail = if row.status == RowStatus::Ok {
         top_consumer_text(row)
     } else {
@@ -202,6 +211,7 @@ fn cells(row: &HostRow) -> [String; 9] {
         clean(&row.host),
         devices_text(row),
         usage_text(row),
+        trail,
         number(row.error_qps),
         number(row.leak_suspects),
         nic_text(row),
@@ -214,6 +224,7 @@ pub(crate) fn draw(
     buf: &mut Buffer,
     pane: &TableArea,
     screen: &HostsScreen,
+    trails: &UsageTrails,
     has_reading: bool,
     focused: bool,
     theme: &Theme,
@@ -243,7 +254,73 @@ pub(crate) fn draw(
     );
     let table = screen.placement();
     let placed = table_columns(&table, pane.header.width);
-    for p in &placed {
+    column_headers(buf, pane, &table, &placed, theme);
+    if screen.rows.is_empty() {
+        let text = if has_reading {
+            "no host matches (Esc clears the filter)"
+        } else {
+            "reading the fleet…"
+        };
+        put_line(buf, pane.rows, text, theme.dim());
+        return;
+    }
+    let height = usize::from(pane.rows.height);
+    let offset = visible_offset(screen.cursor, screen.rows.len(), height);
+    let trail_width = placed
+        .iter()
+        .find(|p| p.index == TRAIL_COLUMN)
+        .map_or(0, |p| usize::from(p.width));
+    for (i, row) in screen.rows.iter().enumerate().skip(offset).take(height) {
+        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
+        let trail = if trail_width == 0 {
+            String::new()
+        } else {
+            sparkline(&trails.per_mille(&row.host), trail_width)
+        };
+        let texts = cells(row, trail);
+        // A host whose numbers are not current facts has them dimmed: never healthy-looking.
+        let numbers = if row.status.is_current() {
+            theme.plain()
+        } else {
+            theme.dim()
+        };
+        for p in &placed {
+            let (Some(col), Some(text)) = (table.columns.get(p.index), texts.get(p.index)) else {
+                continue;
+            };
+            let style = match p.index {
+                0 => status_style(row.status, theme),
+                1 => theme.plain(),
+                TRAIL_COLUMN => theme.dim(),
+                5 if row.error_qps > 0 => theme.alert(),
+                6 if row.leak_suspects > 0 => theme.warning(),
+                7 if row.nic.critical > 0 => theme.alert(),
+                7 if row.nic.warning > 0 => theme.warning(),
+                9 if row.status != RowStatus::Ok => status_style(row.status, theme),
+                _ => numbers,
+            };
+            let text = pad(text, usize::from(p.width), col.align == Align::Right);
+            put(buf, pane.rows.x + p.x, y, &text, p.width, style);
+        }
+        if i == screen.cursor.selected {
+            style_area(
+                buf,
+                Rect::new(pane.rows.x, y, pane.rows.width, 1),
+                theme.selected(focused),
+            );
+        }
+    }
+}
+
+/// The column headers, the sorted one marked.
+fn column_headers(
+    buf: &mut Buffer,
+    pane: &TableArea,
+    table: &ObjectTable,
+    placed: &[PlacedCell],
+    theme: &Theme,
+) {
+    for p in placed {
         let Some(col) = table.columns.get(p.index) else {
             continue;
         };
@@ -270,51 +347,6 @@ pub(crate) fn draw(
             col.align == Align::Right,
             style,
         );
-    }
-    if screen.rows.is_empty() {
-        let text = if has_reading {
-            "no host matches (Esc clears the filter)"
-        } else {
-            "reading the fleet…"
-        };
-        put_line(buf, pane.rows, text, theme.dim());
-        return;
-    }
-    let height = usize::from(pane.rows.height);
-    let offset = visible_offset(screen.cursor, screen.rows.len(), height);
-    for (i, row) in screen.rows.iter().enumerate().skip(offset).take(height) {
-        let y = pane.rows.y + u16::try_from(i - offset).unwrap_or(0);
-        let texts = cells(row);
-        // A host whose numbers are not current facts has them dimmed: never healthy-looking.
-        let numbers = if row.status.is_current() {
-            theme.plain()
-        } else {
-            theme.dim()
-        };
-        for p in &placed {
-            let (Some(col), Some(text)) = (table.columns.get(p.index), texts.get(p.index)) else {
-                continue;
-            };
-            let style = match p.index {
-                0 => status_style(row.status, theme),
-                1 => theme.plain(),
-                4 if row.error_qps > 0 => theme.alert(),
-                5 if row.leak_suspects > 0 => theme.warning(),
-                6 if row.nic.critical > 0 => theme.alert(),
-                6 if row.nic.warning > 0 => theme.warning(),
-                8 if row.status != RowStatus::Ok => status_style(row.status, theme),
-                _ => numbers,
-            };
-            let text = pad(text, usize::from(p.width), col.align == Align::Right);
-            put(buf, pane.rows.x + p.x, y, &text, p.width, style);
-        }
-        if i == screen.cursor.selected {
-            style_area(
-                buf,
-                Rect::new(pane.rows.x, y, pane.rows.width, 1),
-                theme.selected(focused),
-            );
-        }
     }
 }
 
@@ -357,7 +389,7 @@ mod tests {
         assert_eq!(screen.rows[0].host, "a-ok");
         screen.reverse();
         assert_eq!(screen.rows[0].host, "c-down");
-        screen.sort_by_column(4);
+        screen.sort_by_column(5);
         assert_eq!(screen.sort, SortKey::ErrorQps);
         assert_eq!(screen.rows[0].host, "b-broken");
     }

@@ -1,26 +1,29 @@
 //! The full-screen fleet view (`restop fleet` without `--once`/`--json`): its state and its one
 //! update function, driven by the same events as the single-host view (keys, mouse, resize,
 //! ticks) plus the feed's readings (`Event::Fleet`), and answering with commands for the feed.
-//! The hosts table is `hosts.rs`, the frame around it `draw.rs`, the terminal loop `run.rs`; the cluster lists and a host's
+//! The hosts table is `hosts.rs` (with each row's sparkline of its worst usage, from the
+//! model's `UsageTrails`: the feed's range answer for the rows on screen, which the view names
+//! to the feed as they change, and each refresh's own point), the frame around it `draw.rs`,
+//! the view on the terminal runtime `run.rs`; the cluster lists and a host's
 //! detail are screens of their own (`screens/fleet_cluster/`, `screens/fleet_host/`). Keys come
 //! from the fleet's rows of the key table (`keys/fleet.rs`).
 
 pub mod draw;
-pub(crate) mod hosts;
-pub(crate) mod run;
+pub mod hosts;
+pub mod run;
 
 use crate::fleet::feed::{FeedRequest, FeedUpdate};
-use crate::fleet::model::{FleetFilter, FleetState, RowRules};
+use crate::fleet::model::{FleetFilter, FleetState, RowRules, UsageTrails};
+use crate::interactive::app::{Event, ThemeKind};
 use crate::interactive::config::{longer_interval, shorter_interval};
-use crate::interactive::event::Event;
 use crate::interactive::keys::fleet::FLEET_COMMANDS;
 use crate::interactive::keys::{Action, resolve_in};
 use crate::interactive::layout::contains_y;
 use crate::interactive::screens::fleet_cluster::{ClusterList, ClusterScreen};
 use crate::interactive::screens::fleet_host::HostScreen;
 use crate::interactive::screens::page_of;
+use crate::interactive::widgets::cursor::visible_offset;
 use crate::model::{Millis, UnixMs};
-use crate::settings::ThemeKind;
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -40,6 +43,8 @@ pub struct FleetConfig {
     pub color: bool,
     pub theme: ThemeKind,
     pub mouse: bool,
+    /// ASCII only (a locale that is set and not UTF-8, as the single-host view).
+    pub ascii: bool,
 }
 
 /// Which list has the cursor: the hosts table or one of the cluster lists.
@@ -104,6 +109,13 @@ pub struct FleetView {
     /// A one-line answer to the last key, until the next one.
     pub status: Option<String>,
     pub quitting: bool,
+    /// Each host's worst usage over the last half hour, for the rows' sparklines.
+    pub trails: UsageTrails,
+    /// Why the last range query for the sparklines failed (`w` shows it); the trails then go
+    /// on from the view's own refreshes.
+    pub trails_error: Option<String>,
+    /// The hosts on screen as last named to the feed.
+    visible: Vec<String>,
 }
 
 /// Rows the mouse wheel scrolls per notch.
@@ -128,6 +140,9 @@ impl FleetView {
             overlay: None,
             status: None,
             quitting: false,
+            trails: UsageTrails::default(),
+            trails_error: None,
+            visible: Vec::new(),
         }
     }
 
@@ -147,12 +162,35 @@ impl FleetView {
             Event::Snapshot { .. } | Event::SignalResult { .. } => {}
         }
         self.settle();
+        let visible = self.visible_hosts();
+        if visible != self.visible {
+            self.visible = visible.clone();
+            commands.push(FleetCommand::Feed(FeedRequest::Visible(visible)));
+        }
         commands
+    }
+
+    /// The hosts whose rows the hosts table shows at its size and scroll position (also while
+    /// a list or a host's detail is over it: what is shown on the way back).
+    pub fn visible_hosts(&self) -> Vec<String> {
+        let pane = crate::interactive::layout::TableArea::new(self.body());
+        let height = usize::from(pane.rows.height);
+        let offset = visible_offset(self.hosts.cursor, self.hosts.rows.len(), height);
+        self.hosts
+            .rows
+            .iter()
+            .skip(offset)
+            .take(height)
+            .map(|r| r.host.clone())
+            .collect()
     }
 
     fn receive(&mut self, update: FeedUpdate) {
         match update {
             FeedUpdate::Fleet { outcome, at, took } => {
+                if let Ok(reading) = &outcome {
+                    self.trails.record(reading);
+                }
                 self.state.apply(outcome, at);
                 self.refreshed = Some(Refreshed { at, took });
                 self.refresh();
@@ -167,6 +205,13 @@ impl FleetView {
                     screen.receive(outcome, live, at);
                 }
             }
+            FeedUpdate::Trails { outcome } => match outcome {
+                Ok(history) => {
+                    self.trails.replace(history);
+                    self.trails_error = None;
+                }
+                Err(error) => self.trails_error = Some(error),
+            },
         }
     }
 
@@ -471,6 +516,11 @@ impl FleetView {
         }
         if let Some(error) = &self.state.error {
             lines.push(format!("refresh failed: {error}"));
+        }
+        if let Some(error) = &self.trails_error {
+            lines.push(format!(
+                "sparklines' history not read (kept from refreshes): {error}"
+            ));
         }
         if let Some(reading) = &self.state.reading {
             lines.extend(reading.notes.iter().map(|n| format!("note: {n}")));

@@ -26,6 +26,8 @@ const HEALTH_MIN: u16 = 6;
 /// `no counters`.
 const NO_COUNTERS_WIDTH: u16 = 11;
 const HEALTH_MAX: u16 = 60;
+/// A pod's name is cut here in the NETNS column (the device screen has it whole).
+const NETNS_MAX: u16 = 18;
 /// What the health cell gets before the gauges show `used/max`: two names.
 pub(crate) const HEALTH_FIRST: u16 = 32;
 
@@ -33,6 +35,8 @@ pub(crate) const HEALTH_FIRST: u16 = 32;
 pub(crate) enum Column {
     Name,
     Port,
+    /// The device's network namespace, when some device is in another one.
+    Netns,
     /// A usage gauge, by index into the table's types.
     Gauge(usize),
     Tx,
@@ -48,6 +52,7 @@ impl Column {
         match self {
             Column::Name => "DEVICE",
             Column::Port => "PORT",
+            Column::Netns => "NETNS",
             Column::Gauge(i) => types.get(i).map(|t| t.label()).unwrap_or("?"),
             Column::Tx => "TX",
             Column::Rx => "RX",
@@ -94,6 +99,14 @@ struct Need {
 }
 
 pub(crate) fn name_text(row: &DeviceRow) -> String {
+    match (row.tree, row.fold) {
+        (_, Some(f)) if f.open => format!("▾ {}", row.name),
+        (_, Some(f)) => format!("▸ {} +{}", row.name, f.vfs),
+        _ => tree_name(row),
+    }
+}
+
+fn tree_name(row: &DeviceRow) -> String {
     match row.tree {
         Tree::Root => row.name.clone(),
         Tree::Vf { last: false } => format!("├ {}", row.name),
@@ -150,6 +163,7 @@ fn priority(column: Column, types: &[ResourceType], counters: bool) -> usize {
     match column {
         Column::Name => 0,
         Column::Port => 1,
+        Column::Netns => 5,
         Column::Gauge(i) => types.get(i).map_or(13, |t| type_rank(*t)),
         Column::Tx => 4,
         Column::Rx => 5,
@@ -184,6 +198,18 @@ pub(crate) fn plan_grid(
         .any(|t| t.tx_bytes.is_some() || t.rx_bytes.is_some());
     let link = rates.clone().any(|t| t.utilisation.is_some());
     let mut needs = vec![fixed(Column::Name, name), fixed(Column::Port, port_min)];
+    // A short tag (the pod) of a device of another namespace: as wide as
+    // the widest, cut at NETNS_MAX.
+    let netns = rows
+        .iter()
+        .filter_map(|r| r.netns.as_ref().map(|n| n.chars().count()))
+        .max();
+    if let Some(w) = netns {
+        needs.push(fixed(
+            Column::Netns,
+            widest(std::iter::once(w), 5).min(NETNS_MAX),
+        ));
+    }
     for (i, t) in types.iter().enumerate() {
         needs.push(gauge_need(rows, i, t.label(), sparklines));
     }
@@ -350,6 +376,7 @@ fn screen_order(column: Column) -> usize {
     match column {
         Column::Name => 0,
         Column::Port => 1,
+        Column::Netns => 5,
         Column::Gauge(i) => 2 + i,
         Column::Tx => 100,
         Column::Rx => 101,
@@ -409,6 +436,8 @@ mod tests {
                 (ResourceType::Ctx, Some(e(ctx, None))),
             ],
             dump_errors: 0,
+            netns: None,
+            fold: None,
         }
     }
 

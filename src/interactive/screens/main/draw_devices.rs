@@ -51,6 +51,16 @@ pub(crate) fn health_text(traffic: &DeviceTraffic, width: usize) -> String {
     fit_names(&traffic.moved, width)
 }
 
+/// A tag cut to `width` with `…` when it is longer.
+pub(crate) fn fit_tag(tag: &str, width: usize) -> String {
+    if tag.chars().count() <= width {
+        return tag.to_string();
+    }
+    let mut out: String = tag.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// Names joined by spaces; the ones that do not fit are counted (`+2`).
 pub(crate) fn fit_names(names: &[String], width: usize) -> String {
     let mut out = String::new();
@@ -85,32 +95,7 @@ pub(crate) fn draw(
 ) {
     let buf = frame.buffer_mut();
     let focused = main.focus == Focus::Devices;
-    let title_style = if focused { theme.title() } else { theme.bold() };
-    let count = format!("Devices ({})", main.devices.len());
-    // Not all fit: the most troubled are shown, and the title says how
-    // many are not (Tab and the arrows reach them).
-    let off = main
-        .devices
-        .len()
-        .saturating_sub(usize::from(area.rows.height));
-    let room = usize::from(area.title.width).saturating_sub(count.chars().count() + 3);
-    let mark = [
-        format!(" {off} more, worst first (Tab ↓)"),
-        format!(" {off} more (Tab ↓)"),
-        format!(" +{off}"),
-    ]
-    .into_iter()
-    .find(|m| m.chars().count() <= room)
-    .filter(|_| off > 0 && area.rows.height > 0)
-    .map(|m| vec![Span::styled(m, theme.warning())])
-    .unwrap_or_default();
-    title_line(
-        buf,
-        area.title,
-        Span::styled(count, title_style),
-        &mark,
-        theme.dim(),
-    );
+    draw_title(buf, area, main, focused, theme);
 
     let types: Vec<_> = main
         .devices
@@ -145,7 +130,7 @@ pub(crate) fn draw(
         for p in &g.columns {
             let right = !matches!(
                 p.column,
-                Column::Name | Column::Port | Column::Health | Column::Gauge(_)
+                Column::Name | Column::Port | Column::Netns | Column::Health | Column::Gauge(_)
             );
             let title = p.column.title(&types);
             put_header_cell(buf, area, (p.x, p.width), title, right, style);
@@ -181,6 +166,50 @@ pub(crate) fn draw(
     }
 }
 
+/// The pane's title: how many devices, and how many rows are off.
+fn draw_title(buf: &mut Buffer, area: &TableArea, main: &MainScreen, focused: bool, theme: &Theme) {
+    let title_style = if focused { theme.title() } else { theme.bold() };
+    // Folded PFs stand for their VFs: the title counts devices, not rows.
+    let folded: usize = main
+        .devices
+        .iter()
+        .filter_map(|r| r.fold.filter(|f| !f.open).map(|f| f.vfs))
+        .sum();
+    let count = format!("Devices ({})", main.devices.len() + folded);
+    // Not all fit: the most troubled are shown, and the title says how
+    // many are not (Tab and the arrows reach them).
+    let off = main
+        .devices
+        .len()
+        .saturating_sub(usize::from(area.rows.height));
+    let room = usize::from(area.title.width).saturating_sub(count.chars().count() + 3);
+    let folds = main.devices.iter().any(|r| r.fold.is_some());
+    let marks = if off > 0 {
+        vec![
+            format!(" {off} more rows, worst first (Tab ↓, v opens a PF)"),
+            format!(" {off} more, worst first (Tab ↓)"),
+            format!(" {off} more (Tab ↓)"),
+            format!(" +{off}"),
+        ]
+    } else {
+        vec![" PFs fold their VFs (v opens)".to_string()]
+    };
+    let mark = marks
+        .into_iter()
+        .filter(|m| folds || !m.contains(" v "))
+        .filter(|_| (off > 0 || folds) && area.rows.height > 0)
+        .find(|m| m.chars().count() <= room)
+        .map(|m| vec![Span::styled(m, theme.warning())])
+        .unwrap_or_default();
+    title_line(
+        buf,
+        area.title,
+        Span::styled(count, title_style),
+        &mark,
+        theme.dim(),
+    );
+}
+
 fn draw_row(
     buf: &mut Buffer,
     line: Rect,
@@ -196,7 +225,8 @@ fn draw_row(
         let cell = Rect::new(x, line.y, p.width, 1);
         match p.column {
             Column::Name => {
-                let style = if row.dump_errors > 0 {
+                let troubled = row.fold.is_some_and(|f| !f.open && f.troubled > 0);
+                let style = if row.dump_errors > 0 || troubled {
                     theme.warning()
                 } else {
                     theme.plain()
@@ -214,6 +244,10 @@ fn draw_row(
                 let state = row.ports.first().and_then(|p| p.state);
                 let text = pad(&port_cell(row, g.port_full), w, false);
                 put(buf, x, line.y, &text, p.width, theme.port(state));
+            }
+            Column::Netns => {
+                let text = fit_tag(row.netns.as_deref().unwrap_or(""), w);
+                put(buf, x, line.y, &pad(&text, w, false), p.width, theme.dim());
             }
             Column::Gauge(i) => draw_gauge(buf, cell, row, i, p, ctx, theme),
             Column::Health => {

@@ -35,7 +35,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Which part of the main screen the movement keys act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +75,8 @@ pub struct MainScreen {
     pub deltas: BTreeMap<OwnerKey, BaselineDelta>,
     /// What NAME last asked for, per (width, grouping, sparklines).
     name_wanted: Cell<Option<NameWanted>>,
+    /// PFs whose VFs `v` opened in the devices pane (`trouble::arrange`).
+    open_pfs: BTreeSet<String>,
 }
 
 /// The width NAME asked for at a table width, grouping and sparkline choice.
@@ -98,6 +100,7 @@ impl MainScreen {
             direction,
             deltas: BTreeMap::new(),
             name_wanted: Cell::new(None),
+            open_pfs: BTreeSet::new(),
         }
     }
 
@@ -142,7 +145,12 @@ impl MainScreen {
             .get(self.device_cursor.selected)
             .map(|d| d.name.clone())
             .filter(|_| self.focus == Focus::Devices);
-        self.devices = trouble::arrange(&self.device_tree, room, &ctx.config.thresholds);
+        self.devices = trouble::arrange(
+            &self.device_tree,
+            room,
+            &ctx.config.thresholds,
+            &self.open_pfs,
+        );
         // Unfocused, the pane shows its first (most troubled) rows, not an
         // old selection.
         match selected.and_then(|n| self.devices.iter().position(|d| d.name == n)) {
@@ -150,6 +158,25 @@ impl MainScreen {
             None if self.focus != Focus::Devices => self.device_cursor = Cursor::default(),
             None => {}
         }
+    }
+
+    /// `v`: opens or folds the selected PF's VFs, the PF kept selected.
+    fn toggle_vfs(&mut self, ctx: &Ctx) -> Outcome {
+        if self.focus != Focus::Devices {
+            return Outcome::Status("v: select a PF in the devices pane first (Tab)".to_string());
+        }
+        let Some(pf) = trouble::toggle(
+            &self.devices,
+            self.device_cursor.selected,
+            &mut self.open_pfs,
+        ) else {
+            return Outcome::Status("no VFs to show or fold here".to_string());
+        };
+        self.arrange_devices(ctx);
+        if let Some(i) = self.devices.iter().position(|d| d.name == pf) {
+            self.device_cursor.selected = i;
+        }
+        Outcome::Handled
     }
 
     /// Takes in how many problems there are to show; the strip's focus
@@ -440,6 +467,7 @@ impl Screen for MainScreen {
                 Some(pick) => pick.into(),
                 None => Outcome::Pass,
             },
+            Action::Vfs => self.toggle_vfs(ctx),
             Action::SortNext => self.step_sort(1, ctx),
             Action::SortPrev => self.step_sort(-1, ctx),
             Action::Reverse => {

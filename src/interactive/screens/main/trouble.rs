@@ -2,11 +2,15 @@
 //! ones most in trouble (usage past the thresholds, counters that keep
 //! rising, a port not ACTIVE), so a short terminal hides the healthy ones
 //! and never the device at 96 %. When every device fits, the pane keeps
-//! the PF-then-VF tree.
+//! the PF-then-VF tree; when not, on a host of many devices, each PF stands
+//! for its VFs in one row
+//! (the fullest usage of them all, their moved counters, how many are in
+//! trouble) until `v` opens it, so 16 PFs with 128 VFs are 16 rows.
 
-use crate::interactive::rows::devices::{DeviceRow, Tree};
+use crate::interactive::rows::devices::{DeviceRow, Fold, Tree};
 use crate::model::PortState;
 use crate::model::limits::{Level, Thresholds};
+use std::collections::BTreeSet;
 
 /// How much trouble a device row shows: a higher key is worse.
 /// (worst level of usage, counters or port; then the fullest usage in ‰).
@@ -35,13 +39,56 @@ pub(crate) fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) 
     (level, permille)
 }
 
-/// The rows in tree order when `room` holds them all; otherwise the most
-/// troubled first (ties in tree order), each named without its tree mark
-/// (its PF may no longer be the row above).
-pub(crate) fn arrange(tree: &[DeviceRow], room: usize, thresholds: &Thresholds) -> Vec<DeviceRow> {
+/// The rows in tree order when `room` holds them all; otherwise, below
+/// [`FOLD_FROM`] devices, every device worst first. From there on each PF
+/// with VFs is one row that stands for them all ([`fold`]) unless `open`
+/// names it (`v`), and the rows go most troubled first (a PF by the worst
+/// of its VFs; an opened PF's VFs under it, worst first; ties in tree
+/// order). A row whose PF may no longer be the row above is named without
+/// its tree mark.
+pub(crate) fn arrange(
+    tree: &[DeviceRow],
+    room: usize,
+    thresholds: &Thresholds,
+    open: &BTreeSet<String>,
+) -> Vec<DeviceRow> {
     if tree.len() <= room {
         return tree.to_vec();
     }
+    if tree.len() < FOLD_FROM {
+        return worst_first(tree, thresholds);
+    }
+    let mut groups: Vec<((Level, u64), usize, Vec<DeviceRow>)> = Vec::new();
+    for (i, (root, vfs)) in families(tree).into_iter().enumerate() {
+        let mut rows = if vfs.is_empty() {
+            let mut r = root.clone();
+            r.tree = Tree::Root;
+            vec![r]
+        } else if open.contains(&root.name) {
+            opened(root, &vfs, thresholds)
+        } else {
+            vec![fold(root, &vfs, thresholds)]
+        };
+        let worst = rows
+            .iter()
+            .map(|r| trouble(r, thresholds))
+            .max()
+            .unwrap_or((Level::Normal, 0));
+        groups.push((worst, i, std::mem::take(&mut rows)));
+    }
+    groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    groups.into_iter().flat_map(|(_, _, rows)| rows).collect()
+}
+
+/// Hosts with fewer devices than this are listed device by device, worst
+/// first, when they do not fit: a handful of rows shows every troubled
+/// device by name and scrolling reaches the rest in a few steps. From here
+/// on (a host of many VFs) each PF folds over its VFs.
+pub(crate) const FOLD_FROM: usize = 16;
+
+/// Every device on its own row, the most troubled first (ties in tree
+/// order), named without tree marks.
+fn worst_first(tree: &[DeviceRow], thresholds: &Thresholds) -> Vec<DeviceRow> {
     let mut rows: Vec<(usize, (Level, u64), DeviceRow)> = tree
         .iter()
         .enumerate()
@@ -54,6 +101,115 @@ pub(crate) fn arrange(tree: &[DeviceRow], room: usize, thresholds: &Thresholds) 
             r
         })
         .collect()
+}
+
+/// The tree cut into its families: each root with the VFs under it.
+fn families(tree: &[DeviceRow]) -> Vec<(&DeviceRow, Vec<&DeviceRow>)> {
+    let mut out: Vec<(&DeviceRow, Vec<&DeviceRow>)> = Vec::new();
+    for row in tree {
+        match (row.tree, out.last_mut()) {
+            (Tree::Vf { .. }, Some((_, vfs))) => vfs.push(row),
+            _ => out.push((row, Vec::new())),
+        }
+    }
+    out
+}
+
+fn troubled(vfs: &[&DeviceRow], thresholds: &Thresholds) -> usize {
+    vfs.iter()
+        .filter(|v| trouble(v, thresholds).0 > Level::Normal)
+        .count()
+}
+
+/// An opened PF: its row, then its VFs worst first.
+fn opened(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> Vec<DeviceRow> {
+    let mut pf = root.clone();
+    pf.tree = Tree::Root;
+    pf.fold = Some(Fold {
+        vfs: vfs.len(),
+        open: true,
+        troubled: troubled(vfs, thresholds),
+    });
+    let mut under: Vec<(usize, (Level, u64), DeviceRow)> = vfs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i, trouble(v, thresholds), (*v).clone()))
+        .collect();
+    under.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let last = under.len().saturating_sub(1);
+    let mut out = vec![pf];
+    for (k, (_, _, mut r)) in under.into_iter().enumerate() {
+        r.tree = Tree::Vf { last: k == last };
+        out.push(r);
+    }
+    out
+}
+
+/// A PF's row standing for its VFs too: per type the fullest of them all,
+/// the PF's own ports with the counters that moved on any of them, and how
+/// many VFs are in trouble.
+pub(crate) fn fold(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> DeviceRow {
+    let mut row = root.clone();
+    row.tree = Tree::Root;
+    for (i, (_, entry)) in row.usage.iter_mut().enumerate() {
+        let ratio = |e: &Option<crate::model::UsageEntry>| e.and_then(|e| e.ratio());
+        for vf in vfs {
+            let Some((_, theirs)) = vf.usage.get(i) else {
+                continue;
+            };
+            if ratio(theirs).unwrap_or(-1.0) > ratio(entry).unwrap_or(-1.0) {
+                *entry = *theirs;
+            }
+        }
+    }
+    if let Some(first) = row.ports.first_mut() {
+        for vf in vfs {
+            for p in &vf.ports {
+                for m in &p.moved {
+                    if !first.moved.contains(m) {
+                        first.moved.push(m.clone());
+                    }
+                }
+                for a in &p.alerting {
+                    if !first.alerting.contains(a) {
+                        first.alerting.push(a.clone());
+                    }
+                }
+            }
+        }
+    }
+    row.dump_errors += vfs.iter().map(|v| v.dump_errors).sum::<usize>();
+    row.fold = Some(Fold {
+        vfs: vfs.len(),
+        open: false,
+        troubled: troubled(vfs, thresholds),
+    });
+    row
+}
+
+/// `v` on `selected`: the PF it is or belongs to, opened if it was folded
+/// and folded if it was open. `None` when the row is of no PF with VFs.
+pub(crate) fn toggle(
+    rows: &[DeviceRow],
+    selected: usize,
+    open: &mut BTreeSet<String>,
+) -> Option<String> {
+    let row = rows.get(selected)?;
+    let pf = match (row.fold, row.tree) {
+        (Some(_), _) => row.name.clone(),
+        // A VF under an opened PF: the PF above it.
+        (None, Tree::Vf { .. }) => rows[..selected]
+            .iter()
+            .rev()
+            .find(|r| r.fold.is_some_and(|f| f.open))?
+            .name
+            .clone(),
+        (None, Tree::Root) => return None,
+    };
+    if !open.remove(&pf) {
+        open.insert(pf.clone());
+    }
+    Some(pf)
 }
 
 #[cfg(test)]
@@ -72,7 +228,7 @@ mod tests {
         };
         DeviceRow {
             name: name.to_string(),
-            tree: Tree::Vf { last: true },
+            tree: Tree::Root,
             ports: vec![crate::interactive::rows::devices::PortSummary::new(
                 &port,
                 name,
@@ -87,6 +243,8 @@ mod tests {
                 }),
             )],
             dump_errors: 0,
+            netns: None,
+            fold: None,
         }
     }
 
@@ -100,9 +258,12 @@ mod tests {
             row("a", 1, PortState::Active),
             row("b", 96, PortState::Active),
         ];
-        let shown = arrange(&tree, 5, &Thresholds::default());
+        let mut tree = tree;
+        tree[1].tree = Tree::Vf { last: true };
+        let shown = arrange(&tree, 5, &Thresholds::default(), &BTreeSet::new());
         assert_eq!(names(&shown), ["a", "b"]);
-        assert_eq!(shown[0].tree, Tree::Vf { last: true });
+        assert_eq!(shown[1].tree, Tree::Vf { last: true });
+        assert!(shown.iter().all(|r| r.fold.is_none()));
     }
 
     #[test]
@@ -113,8 +274,61 @@ mod tests {
             row("c", 96, PortState::Active),
             row("d", 84, PortState::Active),
         ];
-        let shown = arrange(&tree, 2, &Thresholds::default());
+        let shown = arrange(&tree, 2, &Thresholds::default(), &BTreeSet::new());
         assert_eq!(names(&shown), ["c", "d", "b", "a"]);
         assert!(shown.iter().all(|r| r.tree == Tree::Root));
+    }
+
+    /// Two PFs with eight VFs each; `pf1`'s `v12` is at 96 %, `v11` at 5 %,
+    /// `v10` at 4 %.
+    fn two_families() -> Vec<DeviceRow> {
+        let mut tree = Vec::new();
+        for (pf, used) in [("pf0", [1, 2, 3]), ("pf1", [4, 5, 96])] {
+            tree.push(row(pf, 1, PortState::Active));
+            for k in 0..8 {
+                let u = used.get(k).copied().unwrap_or(0);
+                let mut vf = row(&format!("v{}{k}", &pf[2..]), u, PortState::Active);
+                vf.tree = Tree::Vf { last: k == 7 };
+                tree.push(vf);
+            }
+        }
+        assert!(tree.len() >= FOLD_FROM);
+        tree
+    }
+
+    #[test]
+    fn not_all_fit_folds_each_pf_over_its_vfs_the_worst_family_first() {
+        let shown = arrange(&two_families(), 4, &Thresholds::default(), &BTreeSet::new());
+        assert_eq!(names(&shown), ["pf1", "pf0"]);
+        let pf1 = &shown[0];
+        let fold = pf1.fold.unwrap();
+        assert_eq!((fold.vfs, fold.open, fold.troubled), (8, false, 1));
+        // The folded row's MR gauge is its fullest VF's.
+        assert_eq!(pf1.usage[0].1.unwrap().current, 96);
+        assert_eq!(shown[1].usage[0].1.unwrap().current, 3);
+    }
+
+    #[test]
+    fn an_opened_pf_shows_its_vfs_under_it_worst_first() {
+        let tree = two_families();
+        let mut open = BTreeSet::new();
+        let folded = arrange(&tree, 4, &Thresholds::default(), &open);
+        assert_eq!(toggle(&folded, 0, &mut open).as_deref(), Some("pf1"));
+        let shown = arrange(&tree, 4, &Thresholds::default(), &open);
+        assert_eq!(
+            names(&shown),
+            [
+                "pf1", "v12", "v11", "v10", "v13", "v14", "v15", "v16", "v17", "pf0"
+            ]
+        );
+        assert!(shown[0].fold.unwrap().open);
+        assert_eq!(shown[0].usage[0].1.unwrap().current, 1, "its own usage");
+        assert_eq!(shown[8].tree, Tree::Vf { last: true });
+        // `v` on one of its VFs folds the PF again.
+        assert_eq!(toggle(&shown, 2, &mut open).as_deref(), Some("pf1"));
+        assert!(open.is_empty());
+        // A device with no VFs has nothing to fold.
+        let lone = [row("rxe0", 1, PortState::Active)];
+        assert_eq!(toggle(&lone, 0, &mut open), None);
     }
 }
