@@ -8,6 +8,8 @@
 //! process), next to the parse-only and generator-only baselines.
 //! `-- --sizes 1000000 --runs 5` picks sizes and runs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A benchmark binary offers nothing outside itself (see tests/it/main.rs).
+#![allow(unreachable_pub)]
 
 #[path = "../tests/it/support/fake_kernel.rs"]
 #[allow(dead_code)]

@@ -8,6 +8,8 @@
 
 // The fake kernel and /proc are test helpers: they may unwrap.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A benchmark binary offers nothing outside itself (see tests/it/main.rs).
+#![allow(unreachable_pub)]
 
 #[path = "../tests/it/support/fake_kernel.rs"]
 #[allow(dead_code)]

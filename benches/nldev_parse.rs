@@ -4,6 +4,8 @@
 //! `cargo bench --bench nldev_parse`
 // A benchmark stops at the first broken assumption.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A benchmark binary offers nothing outside itself (see tests/it/main.rs).
+#![allow(unreachable_pub)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use restop::model::{Object, ResourceType};

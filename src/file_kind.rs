@@ -6,7 +6,7 @@ use std::fs::FileType;
 use std::os::unix::fs::FileTypeExt;
 
 /// `a directory`, `a FIFO`, ...; `None` for a regular file.
-pub fn not_regular(kind: FileType) -> Option<&'static str> {
+pub(crate) fn not_regular(kind: FileType) -> Option<&'static str> {
     Some(if kind.is_file() {
         return None;
     } else if kind.is_symlink() {

@@ -6,13 +6,21 @@
 //! screens, widgets) / `output` / `export` (render only).
 //! Every producer of snapshots implements [`source::Source`]; `record` writes
 //! them to a file and replays them, `batch` prints them at an interval.
+//!
+//! The interface: what is `pub` here is what the `restop` binary (`src/main.rs`)
+//! runs, and what the benchmarks (`benches/`), the fuzz targets
+//! (`fuzz/fuzz_targets/`) and the integration tests (`tests/it/`) reach: the
+//! parsers and fixtures of `nldev`, the live source and its procfs and verbs
+//! readers, the model and its history, the report renderers, recordings, the
+//! exporter's parts and the interactive view's application and screens, driven
+//! headless. Everything else is `pub(crate)`, and `unreachable_pub` keeps it so.
 
 pub mod batch;
 pub mod cli;
 pub mod collect;
 pub mod demo;
 pub mod export;
-pub mod file_kind;
+pub(crate) mod file_kind;
 pub mod fleet;
 pub mod interactive;
 pub mod manual;
@@ -22,7 +30,7 @@ pub mod output;
 pub mod record;
 pub mod session;
 pub mod settings;
-pub mod shared_dir;
+pub(crate) mod shared_dir;
 pub mod signals;
 pub mod source;
-pub mod units;
+pub(crate) mod units;

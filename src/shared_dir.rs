@@ -18,7 +18,7 @@ const WRITABLE_BY_OTHERS: u32 = 0o022;
 const STICKY: u32 = 0o1000;
 
 /// The directory `path` is in (`.` for a bare name).
-pub fn directory_of(path: &Path) -> PathBuf {
+pub(crate) fn directory_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
@@ -28,7 +28,7 @@ pub fn directory_of(path: &Path) -> PathBuf {
 /// `Ok` when no other user can swap files in `dir` (see the module docs);
 /// the error names the directory and says why. `what` names the file for
 /// the message (`the textfile`, `the recording`).
-pub fn check(dir: &Path, what: &str) -> io::Result<()> {
+pub(crate) fn check(dir: &Path, what: &str) -> io::Result<()> {
     let meta = std::fs::metadata(dir)?;
     refusal(
         dir,

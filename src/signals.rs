@@ -11,7 +11,7 @@ use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod terminal;
-pub mod watchdog;
+pub(crate) mod watchdog;
 
 pub use watchdog::{ExitHook, on_forced_exit};
 
@@ -76,7 +76,7 @@ pub fn install() -> anyhow::Result<SignalGuard> {
 /// Catches SIGTSTP (as a suspend request) and SIGCONT (as "redraw") until
 /// the guard is dropped. Only for the interactive view: everything else keeps
 /// the default stop.
-pub fn install_job_control() -> anyhow::Result<SignalGuard> {
+pub(crate) fn install_job_control() -> anyhow::Result<SignalGuard> {
     SUSPEND.store(false, Ordering::SeqCst);
     CONTINUED.store(false, Ordering::SeqCst);
     let mut previous = Vec::new();
@@ -100,17 +100,17 @@ pub fn install_job_control() -> anyhow::Result<SignalGuard> {
 }
 
 /// A SIGTSTP arrived since the last call (clears the request).
-pub fn take_suspend_request() -> bool {
+pub(crate) fn take_suspend_request() -> bool {
     SUSPEND.swap(false, Ordering::SeqCst)
 }
 
 /// A SIGCONT arrived since the last call (clears it).
-pub fn take_continued() -> bool {
+pub(crate) fn take_continued() -> bool {
     CONTINUED.swap(false, Ordering::SeqCst)
 }
 
 /// A termination signal arrived since `install`.
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }
 

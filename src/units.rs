@@ -26,7 +26,7 @@ const IEC_UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
 ///
 /// One decimal below 100 of a unit (dropped when it is `.0`), whole numbers
 /// from 100 up; a value that would round to 1024 moves to the next unit.
-pub fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     if n < 1024 {
         return format!("{n} B");
     }
@@ -47,7 +47,7 @@ pub fn bytes(n: u64) -> String {
 /// An object count: exact up to 999999 (it fits, and operators compare exact
 /// numbers against limits), then one decimal below 100 of a unit (`1.2M`,
 /// `16.8M`) and whole numbers above (`345M`), with SI suffixes M, G, T, P, E.
-pub fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     if n < 1_000_000 {
         return n.to_string();
     }
@@ -80,7 +80,7 @@ pub fn count(n: u64) -> String {
 /// One decimal below 10%, whole numbers above. Never rounds a non-zero value
 /// to `0%` (it is `<0.1%`) nor a value below the limit to `100%` (it is `99%`),
 /// so "empty" and "full" are only printed when they are true.
-pub fn percent(ratio: f64) -> String {
+pub(crate) fn percent(ratio: f64) -> String {
     if !ratio.is_finite() || ratio <= 0.0 {
         return "0%".to_string();
     }
@@ -98,7 +98,7 @@ pub fn percent(ratio: f64) -> String {
 }
 
 /// A duration: `450 µs`, `2.5 ms`, `12 ms`, `1.5 s`, `12 s`, `2m 05s`, `3h 07m`.
-pub fn duration(d: Duration) -> String {
+pub(crate) fn duration(d: Duration) -> String {
     let us = d.as_micros();
     if us < 1_000 {
         return format!("{us} µs");
@@ -144,7 +144,7 @@ fn trim_zero_decimal(text: String) -> String {
 
 /// A per-second figure with SI prefixes: `0`, `7.5`, `980`, `12.5k`, `1.2M`,
 /// `345G`; at most 5 characters for any finite value below 1e18.
-pub fn si(value: f64) -> String {
+pub(crate) fn si(value: f64) -> String {
     let (number, prefix) = si_parts(value);
     format!("{number}{prefix}")
 }
@@ -181,31 +181,32 @@ fn si_parts(value: f64) -> (String, &'static str) {
 }
 
 /// Bytes per second, decimal: `12.5 GB/s`.
-pub fn bytes_per_s(value: f64) -> String {
+pub(crate) fn bytes_per_s(value: f64) -> String {
     let (number, prefix) = si_parts(value);
     format!("{number} {prefix}B/s")
 }
 
 /// Bits per second, decimal, as link rates are written: `100 Gb/s`.
-pub fn bits_per_s(value: f64) -> String {
+#[cfg(test)]
+pub(crate) fn bits_per_s(value: f64) -> String {
     let (number, prefix) = si_parts(value);
     format!("{number} {prefix}b/s")
 }
 
 /// Packets per second: `98.2 kp/s`.
-pub fn packets_per_s(value: f64) -> String {
+pub(crate) fn packets_per_s(value: f64) -> String {
     let (number, prefix) = si_parts(value);
     format!("{number} {prefix}p/s")
 }
 
 /// Any counter's rate: `12.5k/s`.
-pub fn per_s(value: f64) -> String {
+pub(crate) fn per_s(value: f64) -> String {
     format!("{}/s", si(value))
 }
 
 /// Replaces control characters (a process can put anything in its comm or
 /// command line) so they cannot move the cursor or break a line.
-pub fn clean(text: &str) -> String {
+pub(crate) fn clean(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .collect()
@@ -213,7 +214,7 @@ pub fn clean(text: &str) -> String {
 
 /// Cuts `text` to at most `width` characters, marking the cut with `…`.
 /// Shared by the report and the interactive view so both cut names alike.
-pub fn truncate(text: &str, width: usize) -> String {
+pub(crate) fn truncate(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_string();
     }

@@ -9,10 +9,11 @@ use clap::{ArgMatches, CommandFactory};
 
 /// Groups whose options mean nothing to the exporter. The source and trend
 /// groups apply to it (and are global, so they go after `export` too).
-pub const NOT_FOR_EXPORT: [&str; 5] = ["mode", "recording", "filters", "report", "interactive"];
+pub(super) const NOT_FOR_EXPORT: [&str; 5] =
+    ["mode", "recording", "filters", "report", "interactive"];
 
 /// The flags (`--once`, `--dev`, ...) of the options in those groups.
-pub fn refused_flags() -> Vec<(String, String)> {
+pub(super) fn refused_flags() -> Vec<(String, String)> {
     let cmd = Cli::command();
     let mut flags = Vec::new();
     for group in cmd.get_groups() {

@@ -9,7 +9,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub const FLEET_EXAMPLES: &str = "\
+pub(super) const FLEET_EXAMPLES: &str = "\
 Examples:
   restop fleet --prometheus http://prometheus:9090          the full-screen view
   restop fleet --prometheus http://prometheus:9090 --once

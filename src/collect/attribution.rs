@@ -11,14 +11,14 @@ use crate::model::{Object, OwnerKey, ProcessKey, ReportedOwner};
 use std::collections::HashMap;
 
 /// Object dump order that lets parents be resolved before children.
-pub const DUMP_ORDER: [crate::model::ResourceType; 7] = {
+pub(crate) const DUMP_ORDER: [crate::model::ResourceType; 7] = {
     use crate::model::ResourceType::*;
     [Ctx, Pd, Cq, Mr, Srq, Qp, CmId]
 };
 
 /// Owners of the parents seen so far in one collection round, per device.
 #[derive(Debug, Default)]
-pub struct Attribution {
+pub(crate) struct Attribution {
     ctx: HashMap<(u32, u32), OwnerKey>,
     pd: HashMap<(u32, u32), OwnerKey>,
     qp: HashMap<(u32, u32), OwnerKey>,
@@ -29,7 +29,7 @@ pub struct Attribution {
 impl Attribution {
     /// Resolves `obj`'s owner and remembers it if `obj` is a parent of others.
     /// `process_of_thread` maps a creating thread id to its process.
-    pub fn resolve(
+    pub(crate) fn resolve(
         &mut self,
         obj: &Object,
         mut process_of_thread: impl FnMut(u32) -> Option<ProcessKey>,
@@ -55,7 +55,7 @@ impl Attribution {
 
     /// Forgets the parents of type `t` before that type is dumped again, so
     /// owners of destroyed parents do not linger across rounds.
-    pub fn forget(&mut self, t: crate::model::ResourceType) {
+    pub(crate) fn forget(&mut self, t: crate::model::ResourceType) {
         use crate::model::ResourceType::*;
         match t {
             Ctx => self.ctx.clear(),

@@ -18,7 +18,7 @@ use crate::model::ResourceType;
 use std::time::{Duration, Instant};
 
 /// Object dumps may occupy at most 1/(1+DUTY_FACTOR) of the time.
-pub const DUTY_FACTOR: u32 = 4;
+pub(crate) const DUTY_FACTOR: u32 = 4;
 
 /// The types in the order they are dumped (parents first).
 const TYPES: [ResourceType; 7] = crate::collect::attribution::DUMP_ORDER;
@@ -31,7 +31,7 @@ struct TypeState {
 }
 
 #[derive(Clone, Debug)]
-pub struct ObjectCadence {
+pub(crate) struct ObjectCadence {
     min_interval: Duration,
     types: [TypeState; 7],
     /// Time between the last two collections: how often a type can be
@@ -45,7 +45,7 @@ fn index(t: ResourceType) -> usize {
 }
 
 impl ObjectCadence {
-    pub fn new(min_interval: Duration) -> ObjectCadence {
+    pub(crate) fn new(min_interval: Duration) -> ObjectCadence {
         ObjectCadence {
             min_interval,
             types: [TypeState::default(); 7],
@@ -56,7 +56,7 @@ impl ObjectCadence {
 
     /// Notes that a collection starts now (it paces how often any type can
     /// be dumped).
-    pub fn collection(&mut self, now: Instant) {
+    pub(crate) fn collection(&mut self, now: Instant) {
         if let Some(last) = self.last_collection {
             self.period = now.saturating_duration_since(last);
         }
@@ -64,11 +64,11 @@ impl ObjectCadence {
     }
 
     /// The types whose dump is due, in dump order.
-    pub fn due_types(&self, now: Instant) -> Vec<ResourceType> {
+    pub(crate) fn due_types(&self, now: Instant) -> Vec<ResourceType> {
         TYPES.into_iter().filter(|t| self.due(*t, now)).collect()
     }
 
-    pub fn due(&self, t: ResourceType, now: Instant) -> bool {
+    pub(crate) fn due(&self, t: ResourceType, now: Instant) -> bool {
         let s = self.state(t);
         match s.last_start {
             None => true,
@@ -77,19 +77,20 @@ impl ObjectCadence {
     }
 
     /// The wait between starts of this type's dumps.
-    pub fn effective_interval(&self, t: ResourceType) -> Duration {
+    pub(crate) fn effective_interval(&self, t: ResourceType) -> Duration {
         self.state(t).interval
     }
 
     /// True when this type is dumped less often than asked because dumps
     /// are slow.
-    pub fn is_throttled(&self, t: ResourceType) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_throttled(&self, t: ResourceType) -> bool {
         self.effective_interval(t) > self.min_interval
     }
 
     /// True when the minimum interval has passed but the duty limit still
     /// holds this type's next dump back: its objects are older than asked.
-    pub fn postponed(&self, t: ResourceType, now: Instant) -> bool {
+    pub(crate) fn postponed(&self, t: ResourceType, now: Instant) -> bool {
         let s = self.state(t);
         match s.last_start {
             None => false,
@@ -104,7 +105,7 @@ impl ObjectCadence {
 
     /// Records one dump of `t` (over every device) and shares the budget
     /// out again.
-    pub fn record(&mut self, t: ResourceType, started: Instant, duration: Duration) {
+    pub(crate) fn record(&mut self, t: ResourceType, started: Instant, duration: Duration) {
         if let Some(s) = self.types.get_mut(index(t)) {
             s.last_start = Some(started);
             s.last_duration = duration;
@@ -112,7 +113,7 @@ impl ObjectCadence {
         self.share_budget();
     }
 
-    pub fn last_duration(&self, t: ResourceType) -> Duration {
+    pub(crate) fn last_duration(&self, t: ResourceType) -> Duration {
         self.state(t).last_duration
     }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// One device's line of `rdma.max` or `rdma.current`. `None`: `max`, no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RdmaValues {
+pub(crate) struct RdmaValues {
     pub hca_handle: Option<u64>,
     pub hca_object: Option<u64>,
 }
@@ -22,7 +22,7 @@ pub struct RdmaValues {
 /// Parses `rdma.max` / `rdma.current`: one line per device,
 /// `mlx5_0 hca_handle=2 hca_object=2000` (`max` where unlimited). Lines or
 /// values that do not parse are skipped.
-pub fn parse_rdma_file(text: &str) -> BTreeMap<String, RdmaValues> {
+pub(crate) fn parse_rdma_file(text: &str) -> BTreeMap<String, RdmaValues> {
     let mut out = BTreeMap::new();
     for line in text.lines() {
         let mut words = line.split_whitespace();
@@ -55,7 +55,7 @@ pub fn parse_rdma_file(text: &str) -> BTreeMap<String, RdmaValues> {
 
 /// Which hierarchy a process's rdma cgroup path belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Hierarchy {
+pub(crate) enum Hierarchy {
     /// cgroup v2, the unified hierarchy.
     Unified,
     /// A cgroup v1 hierarchy with the `rdma` controller.
@@ -65,7 +65,7 @@ pub enum Hierarchy {
 /// The process's cgroup for the rdma controller, from `/proc/<pid>/cgroup`:
 /// the v1 `rdma` line when there is one (the controller lives there then),
 /// otherwise the v2 `0::` line.
-pub fn rdma_cgroup_path(proc_cgroup: &str) -> Option<(Hierarchy, String)> {
+pub(crate) fn rdma_cgroup_path(proc_cgroup: &str) -> Option<(Hierarchy, String)> {
     let mut unified = None;
     for line in proc_cgroup.lines() {
         let mut parts = line.splitn(3, ':');
@@ -85,7 +85,7 @@ pub fn rdma_cgroup_path(proc_cgroup: &str) -> Option<(Hierarchy, String)> {
 
 /// Where the hierarchies are mounted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CgroupMounts {
+pub(crate) struct CgroupMounts {
     pub unified: Option<PathBuf>,
     pub v1_rdma: Option<PathBuf>,
 }
@@ -101,7 +101,7 @@ impl CgroupMounts {
 
 /// Finds the cgroup2 mount and a v1 `rdma` mount in `/proc/self/mountinfo`
 /// (fields: `id parent maj:min root mount-point options ... - fstype source super-options`).
-pub fn parse_cgroup_mounts(mountinfo: &str) -> CgroupMounts {
+pub(crate) fn parse_cgroup_mounts(mountinfo: &str) -> CgroupMounts {
     let mut mounts = CgroupMounts::default();
     for line in mountinfo.lines() {
         let Some((before, after)) = line.split_once(" - ") else {
@@ -252,7 +252,7 @@ fn ancestry(path: &str) -> impl Iterator<Item = &str> {
 /// Reads quotas for processes; one instance lives as long as the source, with
 /// a per-round cache because the processes of one pod share their cgroups.
 #[derive(Debug)]
-pub struct CgroupRdmaReader {
+pub(crate) struct CgroupRdmaReader {
     proc_root: PathBuf,
     /// Used when mountinfo cannot be read (and by tests with fake trees).
     fallback_unified: PathBuf,
@@ -262,7 +262,7 @@ pub struct CgroupRdmaReader {
 
 impl CgroupRdmaReader {
     /// `proc_root` and `sys_root` are `/proc` and `/sys` in production.
-    pub fn new(proc_root: &Path, sys_root: &Path) -> CgroupRdmaReader {
+    pub(crate) fn new(proc_root: &Path, sys_root: &Path) -> CgroupRdmaReader {
         CgroupRdmaReader {
             proc_root: proc_root.to_path_buf(),
             fallback_unified: sys_root.join("fs").join("cgroup"),
@@ -272,12 +272,12 @@ impl CgroupRdmaReader {
     }
 
     /// Forget the last round's file contents (usage changes all the time).
-    pub fn begin_round(&mut self) {
+    pub(crate) fn begin_round(&mut self) {
         self.levels.clear();
     }
 
     /// The quotas binding process `pid`, if any limit is set on its path.
-    pub fn for_process(&mut self, pid: u32) -> Option<RdmaCgroup> {
+    pub(crate) fn for_process(&mut self, pid: u32) -> Option<RdmaCgroup> {
         let file = self.proc_root.join(pid.to_string()).join("cgroup");
         let bytes = read_limited(&file, CGROUP_FILE_LIMIT + 1).ok()?;
         if bytes.len() as u64 > CGROUP_FILE_LIMIT {

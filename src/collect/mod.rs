@@ -1,14 +1,15 @@
 //! Reading the live host: netlink (via `nldev`), procfs and sysfs.
-pub mod attribution;
-pub mod cadence;
-pub mod cgroup_rdma;
-pub mod counters;
-pub mod ethtool;
-pub mod live;
-pub mod monitor;
-pub mod netdev;
+pub(crate) mod attribution;
+pub(crate) mod cadence;
+pub(crate) mod cgroup_rdma;
+pub(crate) mod counters;
+pub(crate) mod ethtool;
+pub(crate) mod live;
+pub(crate) mod monitor;
+pub(crate) mod netdev;
 pub mod netns;
 pub mod procfs;
-pub mod sysfs;
+pub(crate) mod stalled;
+pub(crate) mod sysfs;
 pub mod verbs;
 pub use live::{LiveOptions, LiveSource};

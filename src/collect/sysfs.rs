@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SysfsDevice {
+pub(crate) struct SysfsDevice {
     /// PCI address (`0000:03:00.0`); None for software devices (rxe, siw).
     pub pci: Option<String>,
     /// RDMA name of the physical function, when this device is an SR-IOV virtual function.
@@ -15,7 +15,7 @@ pub struct SysfsDevice {
 /// Reads `<sys_root>/class/infiniband/<dev>/device` (a link to the parent device),
 /// `physfn` (VF → PF) and `<pf>/infiniband/<name>`. `sys_root` is "/sys" in production.
 /// Anything missing or unexpected leaves the field None.
-pub fn sysfs_device(sys_root: &Path, rdma_device: &str) -> SysfsDevice {
+pub(crate) fn sysfs_device(sys_root: &Path, rdma_device: &str) -> SysfsDevice {
     let device_link = sys_root
         .join("class/infiniband")
         .join(rdma_device)

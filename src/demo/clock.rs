@@ -4,7 +4,7 @@
 use crate::model::UnixMs;
 
 /// The simulation starts at 2026-01-01T00:00:00Z (Unix milliseconds).
-pub const EPOCH_MS: u64 = 1_767_225_600_000;
+pub(super) const EPOCH_MS: u64 = 1_767_225_600_000;
 
 /// The simulated host booted 13 days and 4 hours before the epoch.
 const BOOT_MS: u64 = EPOCH_MS - (13 * 24 + 4) * 3_600_000;
@@ -14,20 +14,20 @@ const CLOCK_TICKS_PER_SEC: u64 = 100;
 
 /// A moment in simulated time, in milliseconds relative to the epoch
 /// (negative for processes that were already running when the demo starts).
-pub type SimMs = i64;
+pub(super) type SimMs = i64;
 
 /// Unix milliseconds of a simulated moment.
-pub fn unix_ms(at: SimMs) -> UnixMs {
+pub(super) fn unix_ms(at: SimMs) -> UnixMs {
     UnixMs(EPOCH_MS.saturating_add_signed(at))
 }
 
 /// `starttime` as `/proc/<pid>/stat` reports it for a process started at `at`.
-pub fn start_ticks(at: SimMs) -> u64 {
+pub(super) fn start_ticks(at: SimMs) -> u64 {
     unix_ms(at).as_u64().saturating_sub(BOOT_MS) / (1000 / CLOCK_TICKS_PER_SEC)
 }
 
 /// Start time in seconds since the Unix epoch, as `ProcessInfo::started_at` holds it.
-pub fn started_at_secs(at: SimMs) -> u64 {
+pub(super) fn started_at_secs(at: SimMs) -> u64 {
     unix_ms(at).as_u64() / 1000
 }
 

@@ -70,7 +70,7 @@ const BASELINE: &[(&str, u64)] = &[
 
 /// Gives every port of `devices` its counters at `now`, with the read at
 /// `previous` (the collection before) when there was one.
-pub fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
+pub(super) fn attach(devices: &mut [Device], now: SimMs, previous: Option<SimMs>) {
     let t = now as f64 / 1000.0;
     let flapping = t >= FLAP_AT_S && (t - FLAP_AT_S) % FLAP_PERIOD_S < FLAP_DOWN_S;
     for device in devices {

@@ -15,14 +15,14 @@
 use crate::model::{Device, LimitSource, PhysState, Port, PortState, ResourceType, UsageEntry};
 use std::net::Ipv4Addr;
 
-pub const MLX5_0: u32 = 0;
-pub const MLX5_1: u32 = 1;
-pub const MLX5_2: u32 = 2;
-pub const MLX5_3: u32 = 3;
-pub const MLX5_4: u32 = 4;
+pub(super) const MLX5_0: u32 = 0;
+pub(super) const MLX5_1: u32 = 1;
+pub(super) const MLX5_2: u32 = 2;
+pub(super) const MLX5_3: u32 = 3;
+pub(super) const MLX5_4: u32 = 4;
 
 /// Number of simulated RDMA devices; device indices are `0..DEVICE_COUNT`.
-pub const DEVICE_COUNT: usize = 5;
+pub(super) const DEVICE_COUNT: usize = 5;
 
 /// Limits in `ResourceType::ALL` order (qp, cq, mr, pd, cm_id, ctx, srq).
 /// cm_id and ctx have no device limit, as on real hardware.
@@ -137,7 +137,7 @@ const DEVICES: [DeviceSpec; DEVICE_COUNT] = [
 ];
 
 /// The IPv4 address of a device's netdev (the first PF's for unknown indices).
-pub fn ip_of(device: u32) -> Ipv4Addr {
+pub(super) fn ip_of(device: u32) -> Ipv4Addr {
     DEVICES
         .get(device as usize)
         .map_or(DEVICES[0].ip, |spec| spec.ip)
@@ -145,7 +145,7 @@ pub fn ip_of(device: u32) -> Ipv4Addr {
 
 /// Device records as a live collection would report them, with usage
 /// counters at zero and the limits filled in (`LimitSource::Demo`).
-pub fn devices() -> Vec<Device> {
+pub(super) fn devices() -> Vec<Device> {
     DEVICES
         .iter()
         .zip(0u32..)

@@ -15,7 +15,7 @@ const FIRST_QPN: u32 = 0x108;
 const QPN_MASK: u32 = 0x00ff_ffff;
 
 #[derive(Clone, Debug)]
-pub struct DeviceIds {
+pub(super) struct DeviceIds {
     next_qpn: u32,
     /// Next software id per type, indexed like `ResourceType::ALL`.
     next: [u32; 7],
@@ -36,7 +36,7 @@ impl Default for DeviceIds {
 impl DeviceIds {
     /// A fresh hardware QP number, unique on the device for the demo's lifetime
     /// (2^24 QPNs at a few per second outlast any session).
-    pub fn qpn(&mut self, rng: &mut Rng) -> u32 {
+    pub(super) fn qpn(&mut self, rng: &mut Rng) -> u32 {
         let qpn = self.next_qpn;
         self.next_qpn = (self.next_qpn + 1 + rng.below(3) as u32) & QPN_MASK;
         if self.next_qpn < FIRST_QPN {
@@ -46,7 +46,7 @@ impl DeviceIds {
     }
 
     /// The next software id for a type (`Qp` is never asked: see [`DeviceIds::qpn`]).
-    pub fn next(&mut self, t: ResourceType) -> u32 {
+    pub(super) fn next(&mut self, t: ResourceType) -> u32 {
         let slot = ResourceType::ALL
             .iter()
             .position(|x| *x == t)
@@ -58,7 +58,7 @@ impl DeviceIds {
 
     /// An mlx5-style memory key: mkey index in the upper 24 bits, a variant
     /// byte below.
-    pub fn mkey(&mut self, rng: &mut Rng) -> u32 {
+    pub(super) fn mkey(&mut self, rng: &mut Rng) -> u32 {
         let index = self.next_mkey & QPN_MASK;
         self.next_mkey = self.next_mkey.wrapping_add(1);
         (index << 8) | (rng.below(256) as u32)

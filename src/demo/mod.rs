@@ -101,7 +101,7 @@ impl DemoSource {
 impl DemoSource {
     /// The simulated host named `name` (`--demo-host`): a seed of its own and the troubles
     /// of its profile (`identity.rs`), as [`DemoSource::starting_at`] otherwise.
-    pub fn for_host(name: &str, seed: u64, step: Duration, at: Duration) -> DemoSource {
+    pub(crate) fn for_host(name: &str, seed: u64, step: Duration, at: Duration) -> DemoSource {
         let identity = HostIdentity::new(name);
         let mut demo = DemoSource::starting_at(identity.seed(seed), step, at);
         demo.identity = Some(identity);

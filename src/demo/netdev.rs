@@ -25,7 +25,7 @@ const DISCARDS_PER_S: f64 = 150.0;
 
 /// One read of `device`'s netdev at `at`; `pf` says whether it has the
 /// PHY counters.
-pub fn read(device: u32, pf: bool, at: SimMs) -> NetdevRead {
+pub(super) fn read(device: u32, pf: bool, at: SimMs) -> NetdevRead {
     let t = at as f64 / 1000.0;
     let mut stats = BTreeMap::new();
     let put = |m: &mut BTreeMap<String, u64>, k: &str, v: f64| {

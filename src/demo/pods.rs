@@ -20,38 +20,38 @@ use super::workloads::{Blueprint, Role, SimOwner, WithThreads, process, storage_
 use crate::model::{Container, KubeNames, QpType, Runtime};
 
 /// A pod and the container restop's process runs in.
-pub struct KubePod {
+pub(super) struct KubePod {
     pub namespace: &'static str,
     pub name: &'static str,
     pub container: &'static str,
 }
 
-pub const TRITON: KubePod = KubePod {
+pub(super) const TRITON: KubePod = KubePod {
     namespace: "inference",
     name: "triton-llama-inference-0",
     container: "tritonserver",
 };
-pub const PRETRAIN: KubePod = KubePod {
+pub(super) const PRETRAIN: KubePod = KubePod {
     namespace: "ml-training",
     name: "llama70b-pretrain-worker-3",
     container: "pytorch",
 };
-pub const FINETUNE: KubePod = KubePod {
+pub(super) const FINETUNE: KubePod = KubePod {
     namespace: "team-alice",
     name: "alice-finetune-llama8b",
     container: "trainer",
 };
-pub const MOE: KubePod = KubePod {
+pub(super) const MOE: KubePod = KubePod {
     namespace: "ml-training",
     name: "mixtral-moe-pretrain-worker-1",
     container: "pytorch",
 };
-pub const POSTGRES: KubePod = KubePod {
+pub(super) const POSTGRES: KubePod = KubePod {
     namespace: "databases",
     name: "postgres-primary-0",
     container: "postgres",
 };
-pub const INGEST: KubePod = KubePod {
+pub(super) const INGEST: KubePod = KubePod {
     namespace: "acme",
     name: "acme-ingest-6f9c7d8b5-x2kqp",
     container: "ingest",
@@ -176,7 +176,7 @@ pub(super) fn finetune() -> Blueprint {
 
 /// One rank of the mixture-of-experts job on mlx5_1 (restarted from time to
 /// time with new pids, same pod).
-pub fn moe_rank(rank: u32, pid: u32, started: SimMs) -> Blueprint {
+pub(super) fn moe_rank(rank: u32, pid: u32, started: SimMs) -> Blueprint {
     let mut info = process(
         pid,
         started,
@@ -213,7 +213,7 @@ pub fn moe_rank(rank: u32, pid: u32, started: SimMs) -> Blueprint {
 
 /// A containerd container in a Kubernetes pod, with ids derived from the pod
 /// name so every run shows the same ones.
-pub fn pod(p: &KubePod) -> Container {
+pub(super) fn pod(p: &KubePod) -> Container {
     // FNV-1a of the name seeds the id generator.
     let seed = p.name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)

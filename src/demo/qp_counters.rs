@@ -102,7 +102,7 @@ const STILL: &[&str] = &[
 
 /// Gives the bound ports of `devices` their QP-bound counters as of `now`.
 /// A counter whose QPs are all gone is not listed (the kernel frees it).
-pub fn attach(world: &World, devices: &mut [Device], now: SimMs) {
+pub(super) fn attach(world: &World, devices: &mut [Device], now: SimMs) {
     for binding in &BINDINGS {
         let qps = bound_qps(world, binding);
         if qps.is_empty() {

@@ -6,16 +6,16 @@
 /// SplitMix64 (Steele, Lea, Flood 2014): one `u64` of state, good enough
 /// statistics for a simulation, and every seed (including 0) is usable.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rng {
+pub(super) struct Rng {
     state: u64,
 }
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(super) fn new(seed: u64) -> Rng {
         Rng { state: seed }
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -25,12 +25,12 @@ impl Rng {
 
     /// Uniform in `0..n` (0 when `n` is 0). Multiply-shift: the bias is far
     /// below anything a simulation could notice, and there is no loop.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
     /// Uniform in `lo..=hi` (`lo` when the range is empty).
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(super) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
         }
@@ -39,12 +39,12 @@ impl Rng {
 
     /// Uniform index into a collection of `len` items (`len` must be non-zero
     /// for the result to be a valid index).
-    pub fn index(&mut self, len: usize) -> usize {
+    pub(super) fn index(&mut self, len: usize) -> usize {
         self.below(len as u64) as usize
     }
 
     /// True with probability `numerator / denominator`.
-    pub fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
+    pub(super) fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
         self.below(denominator) < numerator
     }
 }

@@ -53,7 +53,7 @@ const MAX_EVENTS_PER_TICK: usize = 8;
 
 /// An owner and what it holds on each device.
 #[derive(Clone, Debug)]
-pub struct Workload {
+pub(super) struct Workload {
     pub role: Role,
     pub owner: SimOwner,
     pub attribution: Attribution,
@@ -74,7 +74,7 @@ enum MoePhase {
 }
 
 #[derive(Clone, Debug)]
-pub struct World {
+pub(super) struct World {
     rng: Rng,
     ids: Vec<DeviceIds>,
     workloads: Vec<Workload>,
@@ -94,7 +94,7 @@ pub struct World {
 impl World {
     /// The host as it is at the epoch: everything from [`workloads::initial`],
     /// the leaking service some minutes into its leak, the first benchmark running.
-    pub fn new(seed: u64) -> World {
+    pub(super) fn new(seed: u64) -> World {
         let mut rng = Rng::new(seed);
         let next_peer_loss = rng.range(8_000, 20_000) as SimMs;
         let next_send_error = rng.range(3_000, 6_000) as SimMs;
@@ -123,17 +123,17 @@ impl World {
     }
 
     /// Simulated milliseconds since the epoch.
-    pub fn now(&self) -> SimMs {
+    pub(super) fn now(&self) -> SimMs {
         self.now
     }
 
-    pub fn workloads(&self) -> &[Workload] {
+    pub(super) fn workloads(&self) -> &[Workload] {
         &self.workloads
     }
 
     /// Moves simulated time forward by `step` and lets everything happen that
     /// falls in that interval.
-    pub fn advance(&mut self, step: Duration) {
+    pub(super) fn advance(&mut self, step: Duration) {
         let step_ms = SimMs::try_from(step.as_millis()).unwrap_or(SimMs::MAX);
         self.now = self.now.saturating_add(step_ms);
         self.settle_faults();

@@ -16,7 +16,7 @@ pub const KERNEL: &str = "6.8.0-demo (simulated)";
 
 /// Builds one snapshot of `world` as it is now. `timing` draws the
 /// collection time, which is simulated like everything else.
-pub fn build(world: &World, request: &CollectRequest, timing: &mut Rng) -> Snapshot {
+pub(super) fn build(world: &World, request: &CollectRequest, timing: &mut Rng) -> Snapshot {
     let collected_at_ms = clock::unix_ms(world.now());
 
     // Every object goes through the accumulator, exactly as the live dumps'

@@ -9,14 +9,14 @@ use std::net::Ipv4Addr;
 /// Kernel owners get fewer fields than user ones (no `pdn` on QPs and MRs,
 /// no `ctxn`, a poll context on CQs) and no user context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Privilege {
+pub(super) enum Privilege {
     User,
     Kernel,
 }
 
 /// QPs connected through rdma_cm: each one has a CM_ID with addresses.
 #[derive(Clone, Debug)]
-pub struct CmLink {
+pub(super) struct CmLink {
     /// Local port; `None` for an ephemeral port per connection (we connected out).
     pub local_port: Option<u16>,
     /// Peers are `peer_base`, `peer_base + 1`, ... (`peers` of them).
@@ -28,7 +28,7 @@ pub struct CmLink {
 
 /// A group of alike QPs whose number wanders around a target.
 #[derive(Clone, Debug)]
-pub struct QpPool {
+pub(super) struct QpPool {
     pub qp_type: QpType,
     pub target: u32,
     /// How far the count may wander from `target` either way (0: fixed).
@@ -46,7 +46,7 @@ pub struct QpPool {
 
 impl QpPool {
     /// Connected RC QPs owned by the main thread, without rdma_cm.
-    pub fn rc(target: u32, spread: u32) -> QpPool {
+    pub(super) fn rc(target: u32, spread: u32) -> QpPool {
         QpPool {
             qp_type: QpType::Rc,
             target,
@@ -59,17 +59,17 @@ impl QpPool {
         }
     }
 
-    pub fn via_cm(mut self, cm: CmLink) -> QpPool {
+    pub(super) fn via_cm(mut self, cm: CmLink) -> QpPool {
         self.cm = Some(cm);
         self
     }
 
-    pub fn created_by(mut self, threads: &[u32]) -> QpPool {
+    pub(super) fn created_by(mut self, threads: &[u32]) -> QpPool {
         self.creators = threads.to_vec();
         self
     }
 
-    pub fn on_srq(mut self) -> QpPool {
+    pub(super) fn on_srq(mut self) -> QpPool {
         self.on_srq = true;
         self
     }
@@ -78,7 +78,7 @@ impl QpPool {
 /// Memory registrations whose number wanders around a target; lengths are
 /// powers of two between `2^min_shift` and `2^max_shift`, small ones likelier.
 #[derive(Clone, Copy, Debug)]
-pub struct MrPool {
+pub(super) struct MrPool {
     pub target: u32,
     pub spread: u32,
     pub min_shift: u32,
@@ -86,14 +86,14 @@ pub struct MrPool {
 }
 
 impl MrPool {
-    pub const NONE: MrPool = MrPool {
+    pub(super) const NONE: MrPool = MrPool {
         target: 0,
         spread: 0,
         min_shift: 12,
         max_shift: 12,
     };
 
-    pub fn draw_len(&self, rng: &mut Rng) -> u64 {
+    pub(super) fn draw_len(&self, rng: &mut Rng) -> u64 {
         let span = u64::from(self.max_shift.saturating_sub(self.min_shift));
         // The smaller of two uniform draws: most buffers are small, a few huge.
         let shift = u64::from(self.min_shift) + rng.range(0, span).min(rng.range(0, span));
@@ -103,7 +103,7 @@ impl MrPool {
 
 /// The shape of a footprint: what it is created with and wanders around.
 #[derive(Clone, Debug)]
-pub struct FootprintSpec {
+pub(super) struct FootprintSpec {
     pub device: u32,
     pub privilege: Privilege,
     pub pds: u16,
@@ -121,7 +121,7 @@ pub struct FootprintSpec {
 
 impl FootprintSpec {
     /// A user-space footprint with a PD and some CQs and nothing else yet.
-    pub fn user(device: u32, cqs: u16, cqe: u32) -> FootprintSpec {
+    pub(super) fn user(device: u32, cqs: u16, cqe: u32) -> FootprintSpec {
         FootprintSpec {
             device,
             privilege: Privilege::User,
@@ -137,7 +137,7 @@ impl FootprintSpec {
     }
 
     /// A kernel footprint: one PD and `cqs` CQs polled from `poll_ctx`.
-    pub fn kernel(device: u32, cqs: u16, cqe: u32, poll_ctx: PollContext) -> FootprintSpec {
+    pub(super) fn kernel(device: u32, cqs: u16, cqe: u32, poll_ctx: PollContext) -> FootprintSpec {
         FootprintSpec {
             privilege: Privilege::Kernel,
             poll_ctx: Some(poll_ctx),
@@ -145,22 +145,22 @@ impl FootprintSpec {
         }
     }
 
-    pub fn qps(mut self, pool: QpPool) -> FootprintSpec {
+    pub(super) fn qps(mut self, pool: QpPool) -> FootprintSpec {
         self.qp_pools.push(pool);
         self
     }
 
-    pub fn mrs(mut self, mrs: MrPool) -> FootprintSpec {
+    pub(super) fn mrs(mut self, mrs: MrPool) -> FootprintSpec {
         self.mrs = mrs;
         self
     }
 
-    pub fn srqs(mut self, srqs: &[SrqType]) -> FootprintSpec {
+    pub(super) fn srqs(mut self, srqs: &[SrqType]) -> FootprintSpec {
         self.srqs = srqs.to_vec();
         self
     }
 
-    pub fn listen(mut self, port: u16) -> FootprintSpec {
+    pub(super) fn listen(mut self, port: u16) -> FootprintSpec {
         self.listen_port = Some(port);
         self
     }

@@ -38,8 +38,8 @@ use crate::model::{
 /// Fewest and most PFs and VFs per PF a layout may have: two PFs hold the
 /// default host's devices; beyond 32 the simulated host stops being one
 /// that exists.
-pub const PFS: std::ops::RangeInclusive<u32> = 2..=32;
-pub const VFS: std::ops::RangeInclusive<u32> = 2..=32;
+pub(super) const PFS: std::ops::RangeInclusive<u32> = 2..=32;
+pub(super) const VFS: std::ops::RangeInclusive<u32> = 2..=32;
 
 /// How many PFs and VFs per PF the simulated host has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +158,7 @@ const FIRST_NETNS_INODE: u64 = 4_026_533_000;
 /// Spreads the default snapshot over `layout`'s devices (see the module doc).
 /// `now` and `previous` are the simulated times of this read and the one
 /// before, for the added ports' counters.
-pub fn widen(snapshot: &mut Snapshot, layout: Layout, now: SimMs, previous: Option<SimMs>) {
+pub(super) fn widen(snapshot: &mut Snapshot, layout: Layout, now: SimMs, previous: Option<SimMs>) {
     renumber_default_devices(snapshot, layout);
     let template = snapshot.devices.first().cloned();
     let mut added = Vec::new();

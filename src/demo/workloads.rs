@@ -21,7 +21,7 @@ use super::clock::{self, SimMs};
 use super::footprint::Attribution;
 use super::host::{MLX5_0, MLX5_1, MLX5_2, MLX5_3, MLX5_4};
 use super::pods;
-pub use super::pods::moe_rank;
+pub(super) use super::pods::moe_rank;
 use super::spec::{CmLink, FootprintSpec, MrPool, QpPool};
 use crate::model::{
     Container, OwnerKey, PollContext, ProcessInfo, ProcessKey, QpState, QpType, ReportedOwner,
@@ -31,7 +31,7 @@ use std::net::Ipv4Addr;
 
 /// What part an owner plays in the scenario; events pick their targets by role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(super) enum Role {
     Kernel,
     Unattributed,
     Storage,
@@ -48,14 +48,14 @@ pub enum Role {
 
 /// The owner as the simulation knows it.
 #[derive(Clone, Debug)]
-pub enum SimOwner {
+pub(super) enum SimOwner {
     Process(Box<ProcessInfo>),
     Kernel(&'static str),
     Unattributed,
 }
 
 impl SimOwner {
-    pub fn attribution(&self) -> Attribution {
+    pub(super) fn attribution(&self) -> Attribution {
         match self {
             SimOwner::Process(p) => Attribution {
                 owner: OwnerKey::Process(p.key),
@@ -72,7 +72,7 @@ impl SimOwner {
         }
     }
 
-    pub fn process(&self) -> Option<&ProcessInfo> {
+    pub(super) fn process(&self) -> Option<&ProcessInfo> {
         match self {
             SimOwner::Process(p) => Some(p.as_ref()),
             _ => None,
@@ -82,7 +82,7 @@ impl SimOwner {
 
 /// An owner and the footprints it is created with.
 #[derive(Clone, Debug)]
-pub struct Blueprint {
+pub(super) struct Blueprint {
     pub role: Role,
     pub owner: SimOwner,
     pub specs: Vec<FootprintSpec>,
@@ -90,7 +90,7 @@ pub struct Blueprint {
 
 /// Everything running when the demo starts, in the order it was set up
 /// (which fixes the object ids, as on a real host).
-pub fn initial() -> Vec<Blueprint> {
+pub(super) fn initial() -> Vec<Blueprint> {
     let mut out = Vec::new();
     for device in [MLX5_0, MLX5_1, MLX5_2, MLX5_3, MLX5_4] {
         out.push(mlx5_ib(device));
@@ -298,7 +298,7 @@ fn postgres() -> Blueprint {
 }
 
 /// Benchmarks someone runs one after another against a peer server.
-pub fn benchmark(run: u32, pid: u32, started: SimMs, duration_s: u64) -> Blueprint {
+pub(super) fn benchmark(run: u32, pid: u32, started: SimMs, duration_s: u64) -> Blueprint {
     let (program, qps, size_shift): (&str, u32, u32) = match run % 3 {
         0 => ("ib_write_bw", 4, 16),
         1 => ("ib_read_bw", 8, 20),
@@ -345,7 +345,7 @@ pub fn benchmark(run: u32, pid: u32, started: SimMs, duration_s: u64) -> Bluepri
 
 /// A service that registers a buffer per request and creates a QP per
 /// connection attempt, and never releases either. Its QPs stay in INIT.
-pub fn leaker(pid: u32, started: SimMs) -> Blueprint {
+pub(super) fn leaker(pid: u32, started: SimMs) -> Blueprint {
     let info = process(
         pid,
         started,

@@ -12,7 +12,7 @@ pub const RUSTC_VERSION: &str = env!("RESTOP_RUSTC_VERSION");
 pub const TARGET: &str = env!("RESTOP_TARGET");
 
 /// `restop --version`: `-V` prints the bare version, `--version` this.
-pub const LONG_VERSION: &str = concat!(
+pub(crate) const LONG_VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     "\nrevision: ",
     env!("RESTOP_REVISION"),

@@ -57,52 +57,52 @@ pub(super) const fn counter(
     }
 }
 
-pub const BUILD_INFO: Family = gauge(
+pub(crate) const BUILD_INFO: Family = gauge(
     "restop_build_info",
     &["version", "revision", "rustc_version", "target"],
     "restop's version, source revision, compiler and target, as labels; the value is always 1.",
 );
-pub const UP: Family = gauge(
+pub(crate) const UP: Family = gauge(
     "restop_up",
     &["source"],
     "1 when the last collection read the source (live kernel, demo, replay), 0 when it failed.",
 );
-pub const RDMA_PRESENT: Family = gauge(
+pub(crate) const RDMA_PRESENT: Family = gauge(
     "restop_rdma_present",
     &[],
     "1 when the last collection found RDMA devices, 0 when the host has no RDMA subsystem or no \
      device (nothing to monitor; the alerting rules do not page for it); absent until a \
      collection could tell.",
 );
-pub const COLLECTIONS: Family = counter(
+pub(crate) const COLLECTIONS: Family = counter(
     "restop_collections_total",
     &[],
     "Collections attempted since the exporter started, successful or not.",
 );
-pub const COLLECTION_ERRORS: Family = counter(
+pub(crate) const COLLECTION_ERRORS: Family = counter(
     "restop_collection_errors_total",
     &["kind"],
     "Collection problems since the exporter started, by kind: whole collections that failed \
      (no_rdma, permission, timeout, malformed, io, replay, exhausted) and partial failures \
      (dump_failed, device_vanished).",
 );
-pub const COLLECTION_DURATION: Family = gauge(
+pub(crate) const COLLECTION_DURATION: Family = gauge(
     "restop_collection_duration_seconds",
     &[],
     "Wall time the last collection took.",
 );
-pub const LAST_SUCCESS: Family = gauge(
+pub(crate) const LAST_SUCCESS: Family = gauge(
     "restop_last_success_timestamp_seconds",
     &[],
     "Unix time at which the last successful collection ended.",
 );
-pub const SNAPSHOT_WARNINGS: Family = gauge(
+pub(crate) const SNAPSHOT_WARNINGS: Family = gauge(
     "restop_snapshot_warnings",
     &["kind"],
     "Warnings in the last snapshot, by kind (permission, dump_failed, device_vanished, netns, \
      unattributed, procfs, slow_dump, other): what is partial or hidden in the data.",
 );
-pub const DEVICE_INFO: Family = gauge(
+pub(crate) const DEVICE_INFO: Family = gauge(
     "restop_device_info",
     &[
         "device",
@@ -118,23 +118,23 @@ pub const DEVICE_INFO: Family = gauge(
      function, empty otherwise; netns and pod only on devices of another network namespace, \
      in exclusive netns mode); the value is always 1.",
 );
-pub const PORT_ACTIVE: Family = gauge(
+pub(crate) const PORT_ACTIVE: Family = gauge(
     "restop_port_active",
     &["device", "port", "netdev", "netns"],
     "1 when the RDMA port is ACTIVE, 0 otherwise.",
 );
-pub const RESOURCES: Family = gauge(
+pub(crate) const RESOURCES: Family = gauge(
     "restop_resources",
     &["device", "type", "netns"],
     "RDMA objects of a type that currently exist on a device (the kernel's resource summary, \
      as `rdma resource show`).",
 );
-pub const RESOURCES_MAX: Family = gauge(
+pub(crate) const RESOURCES_MAX: Family = gauge(
     "restop_resources_max",
     &["device", "type"],
     "Most objects of a type the device supports, when known.",
 );
-pub const RESOURCES_USAGE: Family = gauge(
+pub(crate) const RESOURCES_USAGE: Family = gauge(
     "restop_resources_usage_ratio",
     &["device", "type"],
     "restop_resources / restop_resources_max (0 to 1), when the limit is known.",
@@ -146,13 +146,13 @@ pub const DEVICE_LIMITS_UNREAD: Family = gauge(
      libibverbs could not read it (reason: disabled, no_library, not_listed, permission, \
      open_failed); no series when its limits are known.",
 );
-pub const QUEUE_PAIRS: Family = gauge(
+pub(crate) const QUEUE_PAIRS: Family = gauge(
     "restop_queue_pairs",
     &["device", "state"],
     "Queue pairs on a device by state (RESET, INIT, RTR, RTS, SQD, SQE, ERR), from the last \
      object dump.",
 );
-pub const ERROR_QUEUE_PAIRS: Family = gauge(
+pub(crate) const ERROR_QUEUE_PAIRS: Family = gauge(
     "restop_error_queue_pairs",
     &["device"],
     "Queue pairs in an error state (ERR or SQE) on a device, from the last object dump.",
@@ -193,7 +193,7 @@ pub const PROBLEM: Family = gauge(
      100 series.",
 );
 /// Label names of an owner's series (`OwnerLabels::pairs` fills them in this order).
-pub const OWNER_LABELS: [&str; 8] = [
+pub(crate) const OWNER_LABELS: [&str; 8] = [
     "pid",
     "name",
     "user",
@@ -216,7 +216,7 @@ const OWNER_AND_TYPE_LABELS: [&str; 9] = {
     out
 };
 
-pub const PROCESS_RESOURCES: Family = gauge(
+pub(crate) const PROCESS_RESOURCES: Family = gauge(
     "restop_process_resources",
     &OWNER_AND_TYPE_LABELS,
     "RDMA objects of a type held by an owner (a process, or a container or pod with \
@@ -224,7 +224,7 @@ pub const PROCESS_RESOURCES: Family = gauge(
      name=\"other\" for the rest. Kernel owners are named [module]; namespace, pod, container \
      and uid are those of kube_pod_info.",
 );
-pub const PROCESS_MR_BYTES: Family = gauge(
+pub(crate) const PROCESS_MR_BYTES: Family = gauge(
     "restop_process_mr_bytes",
     &OWNER_LABELS,
     "Bytes of memory registered in MRs by an owner, summed over devices: the top N owners \

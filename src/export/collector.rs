@@ -112,14 +112,14 @@ impl Collector {
     }
 
     /// Per-owner series by process, container or pod, with or without `pid`.
-    pub fn with_owners(mut self, owners: OwnerOptions) -> Collector {
+    pub(crate) fn with_owners(mut self, owners: OwnerOptions) -> Collector {
         self.owners = owners;
         self
     }
 
     /// Judges ERROR-QP ages and leak suspects with this history
     /// (`--retention`, `--trend-window`, `--err-linger`).
-    pub fn with_history(mut self, config: HistoryConfig) -> Collector {
+    pub(crate) fn with_history(mut self, config: HistoryConfig) -> Collector {
         self.history = History::new(config);
         self
     }

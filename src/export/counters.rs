@@ -10,45 +10,45 @@ use crate::model::{Device, Snapshot};
 use crate::output::json::owner_ref;
 use std::collections::HashMap;
 
-pub const PORT_HW_COUNTER: Family = catalog::counter(
+pub(crate) const PORT_HW_COUNTER: Family = catalog::counter(
     "restop_port_hw_stat_total",
     &["device", "port", "counter"],
     "A driver counter of an RDMA port, raw, named as `rdma statistic show` names it (STAT_GET, \
      or sysfs hw_counters/ on kernels without it); see docs/counters.md.",
 );
-pub const PORT_PMA_COUNTER: Family = catalog::counter(
+pub(crate) const PORT_PMA_COUNTER: Family = catalog::counter(
     "restop_port_pma_stat_total",
     &["device", "port", "counter"],
     "A standard PMA counter of an RDMA port from sysfs counters/, raw, named as its file \
      (port_xmit_data and port_rcv_data count 4-byte words).",
 );
-pub const PORT_TRANSMIT_BYTES: Family = catalog::counter(
+pub(crate) const PORT_TRANSMIT_BYTES: Family = catalog::counter(
     "restop_port_transmit_bytes_total",
     &["device", "port"],
     "Bytes an RDMA port sent (PMA port_xmit_data x 4), where the port counts bytes.",
 );
-pub const PORT_RECEIVE_BYTES: Family = catalog::counter(
+pub(crate) const PORT_RECEIVE_BYTES: Family = catalog::counter(
     "restop_port_receive_bytes_total",
     &["device", "port"],
     "Bytes an RDMA port received (PMA port_rcv_data x 4), where the port counts bytes.",
 );
-pub const PORT_TRANSMIT_PACKETS: Family = catalog::counter(
+pub(crate) const PORT_TRANSMIT_PACKETS: Family = catalog::counter(
     "restop_port_transmit_packets_total",
     &["device", "port"],
     "Packets an RDMA port sent (PMA port_xmit_packets, else the driver's sent_pkts).",
 );
-pub const PORT_RECEIVE_PACKETS: Family = catalog::counter(
+pub(crate) const PORT_RECEIVE_PACKETS: Family = catalog::counter(
     "restop_port_receive_packets_total",
     &["device", "port"],
     "Packets an RDMA port received (PMA port_rcv_packets, else the driver's rcvd_pkts).",
 );
-pub const PORT_LINK_RATE: Family = catalog::gauge(
+pub(crate) const PORT_LINK_RATE: Family = catalog::gauge(
     "restop_port_link_rate_bytes_per_second",
     &["device", "port"],
     "Link speed of an RDMA port (sysfs rate), in bytes per second.",
 );
 
-pub const QP_BOUND_COUNTER: Family = catalog::counter(
+pub(crate) const QP_BOUND_COUNTER: Family = catalog::counter(
     "restop_qp_bound_stat_total",
     &[
         "device",
@@ -64,22 +64,10 @@ pub const QP_BOUND_COUNTER: Family = catalog::counter(
      --no-pid-label); only where QPs are bound.",
 );
 
-/// In the order they are written.
-pub const FAMILIES: [Family; 8] = [
-    PORT_HW_COUNTER,
-    PORT_PMA_COUNTER,
-    PORT_TRANSMIT_BYTES,
-    PORT_RECEIVE_BYTES,
-    PORT_TRANSMIT_PACKETS,
-    PORT_RECEIVE_PACKETS,
-    PORT_LINK_RATE,
-    QP_BOUND_COUNTER,
-];
-
 /// The unit (bytes or 1 per packet) a counter class has for one conventional family.
 type UnitOf = fn(CounterClass) -> Option<u64>;
 
-pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
+pub(crate) fn write_counters(w: &mut Writer, devices: &[&Device]) {
     let ports: Vec<(&str, String, &PortCounters)> = devices
         .iter()
         .flat_map(|d| {
@@ -138,7 +126,7 @@ pub fn write_counters(w: &mut Writer, devices: &[&Device]) {
 /// Samples whose labels coincide are summed, as the per-owner families sum owners with
 /// the same labels: a scrape with two samples of one series is rejected whole by
 /// Prometheus. Without `pid`, a counter id the kernel lists for two tasks is one series.
-pub fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot, pid_label: bool) {
+pub(crate) fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot, pid_label: bool) {
     let mut series: Vec<([String; 7], u64)> = Vec::new();
     let mut index: HashMap<[String; 7], usize> = HashMap::new();
     for b in bound_counters(snapshot) {

@@ -29,7 +29,7 @@ impl Format {
 /// A sample value. Counts are written as exact integers (an `f64` loses
 /// precision above 2^53, and MR bytes get there).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     Int(u64),
     Float(f64),
 }
@@ -49,14 +49,14 @@ impl From<f64> for Value {
 /// Builds one exposition document. Each family's HELP and TYPE are written
 /// before its first sample, so a family without samples leaves no trace and
 /// families are never interleaved as long as callers finish one before the next.
-pub struct Writer {
+pub(crate) struct Writer {
     format: Format,
     out: String,
     open_family: Option<&'static str>,
 }
 
 impl Writer {
-    pub fn new(format: Format) -> Writer {
+    pub(crate) fn new(format: Format) -> Writer {
         Writer {
             format,
             out: String::with_capacity(16 * 1024),
@@ -66,7 +66,12 @@ impl Writer {
 
     /// Writes one sample of `family`; `values` are its label values, in the
     /// order of the family's label names.
-    pub fn sample(&mut self, family: &'static Family, values: &[&str], value: impl Into<Value>) {
+    pub(crate) fn sample(
+        &mut self,
+        family: &'static Family,
+        values: &[&str],
+        value: impl Into<Value>,
+    ) {
         debug_assert_eq!(family.labels.len(), values.len(), "{}", family.name);
         let labels = family.labels.iter().copied().zip(values.iter().copied());
         self.write_sample(family, labels, value.into());
@@ -75,7 +80,7 @@ impl Writer {
     /// Writes one sample of `family` with the labels named in `labels`, a subset of the
     /// family's label names in their order (labels a deployment turned off, such as
     /// `pid`, are left out rather than written empty).
-    pub fn sample_labeled(
+    pub(crate) fn sample_labeled(
         &mut self,
         family: &'static Family,
         labels: &[(&str, &str)],
@@ -133,7 +138,7 @@ impl Writer {
         let _ = writeln!(self.out, "\n# TYPE {name} {}", family.kind.name());
     }
 
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         if self.format == Format::OpenMetrics {
             self.out.push_str("# EOF\n");
         }
@@ -144,7 +149,7 @@ impl Writer {
 /// Label values may hold anything (process names come from the processes
 /// themselves): backslash, double quote and line feed are escaped, as both
 /// formats require.
-pub fn escape_label_value(text: &str, out: &mut String) {
+pub(crate) fn escape_label_value(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),

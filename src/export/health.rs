@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// Every `kind` of `restop_collection_errors_total`. All are written from the
 /// start (at 0), so `increase()` and `rate()` see the first error.
-pub const ERROR_KINDS: [&str; 9] = [
+pub(crate) const ERROR_KINDS: [&str; 9] = [
     "no_rdma",
     "permission",
     "timeout",
@@ -24,18 +24,18 @@ pub const ERROR_KINDS: [&str; 9] = [
 /// ran into. `limit` is left out: it is a judgement of usage against
 /// `--warn`/`--crit` made by each view, and Prometheus makes its own from
 /// `restop_resources_usage_ratio` (see the alerting rules).
-pub fn warning_kinds() -> impl Iterator<Item = WarningKind> {
+pub(crate) fn warning_kinds() -> impl Iterator<Item = WarningKind> {
     WarningKind::ALL
         .into_iter()
         .filter(|kind| *kind != WarningKind::Limit)
 }
 
-pub fn warning_kind_name(kind: WarningKind) -> &'static str {
+pub(crate) fn warning_kind_name(kind: WarningKind) -> &'static str {
     kind.name()
 }
 
 /// The `source` label of `restop_up`.
-pub fn source_name(kind: SourceKind) -> &'static str {
+pub(crate) fn source_name(kind: SourceKind) -> &'static str {
     match kind {
         SourceKind::Live => "live",
         SourceKind::Demo => "demo",
@@ -44,7 +44,7 @@ pub fn source_name(kind: SourceKind) -> &'static str {
 }
 
 /// The `kind` a failed collection is counted under.
-pub fn error_kind(err: &CollectError) -> &'static str {
+pub(crate) fn error_kind(err: &CollectError) -> &'static str {
     match err {
         CollectError::NoRdmaSupport(_) => "no_rdma",
         CollectError::PermissionDenied { .. } => "permission",
@@ -121,7 +121,7 @@ impl Health {
 
     /// A host without RDMA: the last collection found no RDMA subsystem or no
     /// device. Nothing to monitor there, which is not a failure of restop.
-    pub fn without_rdma(&self) -> bool {
+    pub(crate) fn without_rdma(&self) -> bool {
         self.rdma_present == Some(false)
     }
 

@@ -17,11 +17,11 @@
 pub mod build_info;
 pub mod catalog;
 pub mod collector;
-pub mod counters;
+pub(crate) mod counters;
 pub mod exposition;
 pub mod health;
 pub mod http;
-pub mod netdev;
+pub(crate) mod netdev;
 pub mod render;
 pub mod run;
 pub mod textfile;

@@ -11,28 +11,25 @@ use crate::model::Device;
 use crate::model::counters::Direction;
 use crate::model::counters::netdev::NetdevCounters;
 
-pub const NETDEV_INFO: Family = catalog::gauge(
+pub(crate) const NETDEV_INFO: Family = catalog::gauge(
     "restop_netdev_info",
     &["device", "port", "netdev"],
     "1 for each RDMA port's netdev (RoCE, iWARP): joins restop's device and port to \
      node_exporter's node_network_* series, whose device label is the netdev.",
 );
-pub const NETDEV_PAUSE_FRAMES: Family = catalog::counter(
+pub(crate) const NETDEV_PAUSE_FRAMES: Family = catalog::counter(
     "restop_netdev_pause_frames_total",
     &["device", "port", "netdev", "direction", "priority"],
     "Ethernet pause frames of an RDMA port's netdev: priority 0-7 for PFC (the driver's \
      ethtool -S, mlx5 rx_prio3_pause), global for 802.3x pause (ethtool netlink's pause \
      statistics); direction rx is what the peer asked this port to hold back.",
 );
-pub const NETDEV_DISCARDS: Family = catalog::counter(
+pub(crate) const NETDEV_DISCARDS: Family = catalog::counter(
     "restop_netdev_discards_total",
     &["device", "port", "netdev", "direction", "counter"],
     "Packets an RDMA port's netdev discarded, by the driver's ethtool -S counter \
      (mlx5 rx_discards_phy: no receive buffer at the PHY).",
 );
-
-/// In the order they are written.
-pub const FAMILIES: [Family; 3] = [NETDEV_INFO, NETDEV_PAUSE_FRAMES, NETDEV_DISCARDS];
 
 fn direction(d: Direction) -> &'static str {
     match d {
@@ -41,7 +38,7 @@ fn direction(d: Direction) -> &'static str {
     }
 }
 
-pub fn write_netdevs(w: &mut Writer, devices: &[&Device]) {
+pub(crate) fn write_netdevs(w: &mut Writer, devices: &[&Device]) {
     let netdevs: Vec<(&str, String, &NetdevCounters)> = devices
         .iter()
         .flat_map(|d| {

@@ -32,10 +32,10 @@ use std::path::{Path, PathBuf};
 
 /// How every file restop writes begins (its first metric family): how
 /// restop recognises a file it may replace.
-pub const RESTOP_TEXTFILE_START: &[u8] = b"# HELP restop_";
+pub(crate) const RESTOP_TEXTFILE_START: &[u8] = b"# HELP restop_";
 
 /// The final file's mode: readable by the textfile collector, whoever runs it.
-pub const TEXTFILE_MODE: u32 = 0o644;
+pub(crate) const TEXTFILE_MODE: u32 = 0o644;
 
 /// Names tried before giving up: each one collides only if someone created
 /// exactly that name, so more than one failure means an attack or a bug.
@@ -53,7 +53,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// What a write may replace at its name, besides nothing or an empty file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Replace {
+pub(crate) enum Replace {
     /// Only a file restop wrote.
     #[default]
     OwnFile,
@@ -62,7 +62,7 @@ pub enum Replace {
 }
 
 /// `write_atomically`, with `replace` saying which regular files it may replace.
-pub fn write_replacing(path: &Path, bytes: &[u8], replace: Replace) -> io::Result<()> {
+pub(crate) fn write_replacing(path: &Path, bytes: &[u8], replace: Replace) -> io::Result<()> {
     check_target_for(path, replace)?;
     let (temp, file) = create_temp(path)?;
     let result = write_and_rename(file, &temp, path, bytes);
@@ -114,13 +114,8 @@ fn refused(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::PermissionDenied, message)
 }
 
-/// The name, the directory and what is at the name now (module docs).
-pub fn check_target(path: &Path) -> io::Result<()> {
-    check_target_for(path, Replace::OwnFile)
-}
-
 /// `check_target`, with `replace` saying which regular files may be replaced.
-pub fn check_target_for(path: &Path, replace: Replace) -> io::Result<()> {
+pub(crate) fn check_target_for(path: &Path, replace: Replace) -> io::Result<()> {
     let shown = path.display();
     if path.extension().is_none_or(|ext| ext != "prom") {
         return Err(io::Error::new(
@@ -164,7 +159,7 @@ fn written_by_restop(path: &Path) -> io::Result<bool> {
 }
 
 /// After the rename: the name must hold the inode restop wrote.
-pub fn check_published(path: &Path, written: &File) -> io::Result<()> {
+pub(crate) fn check_published(path: &Path, written: &File) -> io::Result<()> {
     let ours = written.metadata()?;
     let there = fs::symlink_metadata(path)?;
     if (there.dev(), there.ino()) == (ours.dev(), ours.ino()) {
@@ -187,7 +182,7 @@ fn random_suffix() -> io::Result<String> {
 }
 
 /// `dir/.name.<suffix>.tmp` next to `dir/name`.
-pub fn temp_path(path: &Path, suffix: &str) -> io::Result<PathBuf> {
+pub(crate) fn temp_path(path: &Path, suffix: &str) -> io::Result<PathBuf> {
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,

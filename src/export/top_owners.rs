@@ -34,7 +34,7 @@ impl Default for OwnerOptions {
 /// The labels that name an owner in per-owner metrics. Kernel owners and the
 /// unattributed bucket have an empty `pid`; so do groups and the `other` remainder.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OwnerLabels {
+pub(crate) struct OwnerLabels {
     pub pid: String,
     pub name: String,
     pub user: String,
@@ -51,7 +51,7 @@ pub struct OwnerLabels {
 impl OwnerLabels {
     /// The labels of one row of owners grouped as `--owners-by` says: a pod's or a
     /// container's, or a lone owner's (with the container it runs in, if any).
-    pub fn of(row: &OwnerGroupRow) -> OwnerLabels {
+    pub(crate) fn of(row: &OwnerGroupRow) -> OwnerLabels {
         match &row.key {
             GroupKey::Pod(pod) => pod_labels(pod, &row.name),
             GroupKey::Container(ct) => container_labels(ct, &row.name),
@@ -60,7 +60,7 @@ impl OwnerLabels {
     }
 
     /// The remainder series.
-    pub fn other() -> OwnerLabels {
+    pub(crate) fn other() -> OwnerLabels {
         OwnerLabels {
             name: "other".to_string(),
             ..OwnerLabels::default()
@@ -68,7 +68,7 @@ impl OwnerLabels {
     }
 
     /// (name, value) of every label, `pid` left out unless `pid_label`.
-    pub fn pairs(&self, pid_label: bool) -> Vec<(&'static str, &str)> {
+    pub(crate) fn pairs(&self, pid_label: bool) -> Vec<(&'static str, &str)> {
         let values = [
             &self.pid,
             &self.name,
@@ -138,7 +138,7 @@ fn pod_labels(pod: &PodKey, name: &str) -> OwnerLabels {
 
 /// The top owners by one number, and the rest summed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     /// Largest first; owners holding none are left out.
     pub top: Vec<(OwnerLabels, u64)>,
     /// Sum over every owner not in `top`.
@@ -148,12 +148,12 @@ pub struct Ranked {
 /// The owners of one snapshot, grouped and labelled once (as `options` says) for the
 /// rankings of every metric.
 #[derive(Clone, Debug)]
-pub struct LabelledOwners {
+pub(crate) struct LabelledOwners {
     rows: Vec<(OwnerLabels, Consumer)>,
 }
 
 impl LabelledOwners {
-    pub fn of(consumers: &[Consumer], options: &OwnerOptions) -> LabelledOwners {
+    pub(crate) fn of(consumers: &[Consumer], options: &OwnerOptions) -> LabelledOwners {
         let rows = group_consumers(consumers, options.group)
             .into_iter()
             .map(|row| {
@@ -173,7 +173,7 @@ impl LabelledOwners {
     /// Owners with the same labels are always added up (a pid reused while the old
     /// process's objects were still listed; processes without `pid`): a scrape with two
     /// samples of one series is rejected whole by Prometheus.
-    pub fn top_by(&self, n: usize, value: impl Fn(&Consumer) -> u64) -> Ranked {
+    pub(crate) fn top_by(&self, n: usize, value: impl Fn(&Consumer) -> u64) -> Ranked {
         let mut sums: HashMap<&OwnerLabels, u64> = HashMap::new();
         for (labels, total) in &self.rows {
             let sum = sums.entry(labels).or_default();
@@ -196,7 +196,8 @@ impl LabelledOwners {
 
 /// The top `n` owners of `consumers` by `value`, grouped as `options` says (see
 /// [`LabelledOwners::top_by`]).
-pub fn top_by(
+#[cfg(test)]
+pub(crate) fn top_by(
     consumers: &[Consumer],
     n: usize,
     options: &OwnerOptions,

@@ -11,18 +11,18 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
-pub const DEFAULT_CONCURRENCY: usize = 16;
-pub const DEFAULT_TOP: usize = 10;
+pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
+pub(crate) const DEFAULT_CONCURRENCY: usize = 16;
+pub(crate) const DEFAULT_TOP: usize = 10;
 /// Where the basic-auth password is read from when no file is named.
-pub const PASSWORD_ENV: &str = "RESTOP_FLEET_PASSWORD";
+pub(crate) const PASSWORD_ENV: &str = "RESTOP_FLEET_PASSWORD";
 
 /// The `[fleet]` section as written.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct FleetSection {
+pub(crate) struct FleetSection {
     pub prometheus: Option<String>,
     pub hosts_file: Option<PathBuf>,
     pub host_label: Option<String>,
@@ -47,7 +47,7 @@ struct FileWithFleet {
 }
 
 /// The `[fleet]` section of a config file's text (other sections are the main parser's).
-pub fn parse_section(text: &str) -> Result<FleetSection, String> {
+pub(crate) fn parse_section(text: &str) -> Result<FleetSection, String> {
     toml::from_str::<FileWithFleet>(text)
         .map(|f| f.fleet)
         .map_err(|e| format!("[fleet]: {}", e.message().trim_end()))
@@ -82,7 +82,7 @@ pub struct FleetSettings {
 
 /// The command line over the file's section over the defaults. `env` reads environment
 /// variables (a parameter so tests need not touch the process' environment).
-pub fn resolve(
+pub(crate) fn resolve(
     args: &FleetArgs,
     file: &FleetSection,
     env: &dyn Fn(&str) -> Option<String>,

@@ -66,7 +66,7 @@ fn excerpt_suffix(excerpt: &str) -> String {
 }
 
 /// The first line of a body, cut short, for an error message.
-pub fn excerpt(body: &[u8]) -> String {
+pub(crate) fn excerpt(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
     let line = text.lines().next().unwrap_or("").trim();
     line.chars().take(120).collect()

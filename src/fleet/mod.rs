@@ -14,15 +14,15 @@
 //! - `config.rs` (`[fleet]` in the config file and the command line), `report.rs` (`--once`,
 //!   `--json`), `run.rs` (the subcommand), `feed.rs` (the full-screen view's feed thread).
 
-pub mod config;
+pub(crate) mod config;
 pub mod feed;
-pub mod http;
+pub(crate) mod http;
 pub mod model;
 pub mod prom;
-pub mod report;
+pub(crate) mod report;
 pub mod run;
-pub mod sample;
+pub(crate) mod sample;
 pub mod scrape;
-pub mod source;
+pub(crate) mod source;
 
 pub use run::run;

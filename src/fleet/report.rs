@@ -17,7 +17,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 /// The metrics a cluster list is shown for, in order.
-pub fn metrics() -> impl Iterator<Item = Metric> {
+pub(crate) fn metrics() -> impl Iterator<Item = Metric> {
     ResourceType::ALL
         .into_iter()
         .map(Metric::Objects)
@@ -26,7 +26,7 @@ pub fn metrics() -> impl Iterator<Item = Metric> {
 
 /// The `--json` document (docs/fleet.md).
 #[derive(Debug, Serialize)]
-pub struct FleetDocument {
+pub(crate) struct FleetDocument {
     pub source: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_at: Option<UnixMs>,
@@ -44,7 +44,7 @@ pub struct FleetDocument {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ConsumerList {
+pub(crate) struct ConsumerList {
     pub kind: ConsumerKind,
     #[serde(serialize_with = "metric_name")]
     pub metric: Metric,
@@ -55,7 +55,12 @@ fn metric_name<S: serde::Serializer>(m: &Metric, s: S) -> Result<S::Ok, S::Error
     s.serialize_str(m.name())
 }
 
-pub fn document(state: &FleetState, source: &str, rules: &RowRules, top: usize) -> FleetDocument {
+pub(crate) fn document(
+    state: &FleetState,
+    source: &str,
+    rules: &RowRules,
+    top: usize,
+) -> FleetDocument {
     let Some(reading) = &state.reading else {
         return FleetDocument {
             source: source.into(),
@@ -95,7 +100,7 @@ pub fn document(state: &FleetState, source: &str, rules: &RowRules, top: usize) 
 }
 
 /// The `--once` report.
-pub fn render_once(doc: &FleetDocument) -> String {
+pub(crate) fn render_once(doc: &FleetDocument) -> String {
     let mut out = String::new();
     let ok = doc
         .hosts

@@ -5,13 +5,13 @@
 use ratatui::layout::Rect;
 
 /// Below this the screen only says that the terminal is too small.
-pub const MIN_WIDTH: u16 = 40;
-pub const MIN_HEIGHT: u16 = 10;
+pub(crate) const MIN_WIDTH: u16 = 40;
+pub(crate) const MIN_HEIGHT: u16 = 10;
 
-pub const HEADER_HEIGHT: u16 = 2;
-pub const FOOTER_HEIGHT: u16 = 1;
+pub(crate) const HEADER_HEIGHT: u16 = 2;
+pub(crate) const FOOTER_HEIGHT: u16 = 1;
 
-pub fn too_small(area: Rect) -> bool {
+pub(crate) fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
@@ -22,7 +22,7 @@ pub struct FrameLayout {
     pub footer: Rect,
 }
 
-pub fn frame_layout(area: Rect) -> FrameLayout {
+pub(crate) fn frame_layout(area: Rect) -> FrameLayout {
     let header_h = HEADER_HEIGHT.min(area.height);
     let footer_h = FOOTER_HEIGHT.min(area.height.saturating_sub(header_h));
     let body_h = area.height.saturating_sub(header_h + footer_h);
@@ -72,11 +72,11 @@ impl TableArea {
     }
 }
 
-pub fn contains_y(r: Rect, y: u16) -> bool {
+pub(crate) fn contains_y(r: Rect, y: u16) -> bool {
     y >= r.y && y < r.y.saturating_add(r.height)
 }
 
-pub fn contains(r: Rect, x: u16, y: u16) -> bool {
+pub(crate) fn contains(r: Rect, x: u16, y: u16) -> bool {
     contains_y(r, y) && x >= r.x && x < r.x.saturating_add(r.width)
 }
 
@@ -95,7 +95,7 @@ pub struct MainLayout {
 /// entries and the height its share rule gives it, the device rows, the
 /// consumer rows and the ERROR QPs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MainWants {
+pub(crate) struct MainWants {
     pub problems: usize,
     pub strip: u16,
     pub devices: usize,
@@ -104,11 +104,12 @@ pub struct MainWants {
 }
 
 /// Terminal rows from which the ERROR QPs have a pane on the main screen.
-pub const ERROR_PANE_MIN_ROWS: u16 = 40;
+pub(crate) const ERROR_PANE_MIN_ROWS: u16 = 40;
 
 /// Splits the main screen: the devices table takes what its devices need, up to
 /// about half the body, so the consumers table always keeps some rows.
-pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
+#[cfg(test)]
+pub(crate) fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
     main_panes(
         body,
         MainWants {
@@ -128,7 +129,7 @@ pub fn main_layout(body: Rect, device_rows: usize) -> MainLayout {
 /// the consumers cannot fill go to the parts that cannot show all their lines
 /// (strip, devices, ERROR QPs, in that order), so no pane stays empty while
 /// another is cut.
-pub fn main_panes(body: Rect, wants: MainWants) -> MainLayout {
+pub(crate) fn main_panes(body: Rect, wants: MainWants) -> MainLayout {
     let strip_h = wants.strip.min(body.height);
     let rest = body.height - strip_h;
     let device_want = lines(wants.devices.max(1)).saturating_add(2);
@@ -213,7 +214,7 @@ const DRILL_LIMITS_MIN_HEIGHT: u16 = 10;
 
 /// Lines each text part of the drill-down needs at this width (wrapped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DrillLines {
+pub(crate) struct DrillLines {
     pub info: u16,
     pub limits: u16,
     pub trend: u16,
@@ -221,7 +222,7 @@ pub struct DrillLines {
 }
 
 impl DrillLines {
-    pub const ONE: DrillLines = DrillLines {
+    pub(crate) const ONE: DrillLines = DrillLines {
         info: 1,
         limits: 1,
         trend: 1,
@@ -230,14 +231,14 @@ impl DrillLines {
 }
 
 /// The drill-down with one line per text part.
-pub fn drill_layout(body: Rect) -> DrillLayout {
+pub(crate) fn drill_layout(body: Rect) -> DrillLayout {
     drill_layout_for(body, DrillLines::ONE)
 }
 
 /// The drill-down with each text part given up to the lines it wants, as
 /// long as the table keeps half the body (and at least a few rows): the
 /// trend (the leak verdict) first, then totals, share and who.
-pub fn drill_layout_for(body: Rect, wanted: DrillLines) -> DrillLayout {
+pub(crate) fn drill_layout_for(body: Rect, wanted: DrillLines) -> DrillLayout {
     let info_h = 1.min(body.height);
     let limits_h = u16::from(body.height >= DRILL_LIMITS_MIN_HEIGHT);
     let trend_h = 1.min(body.height.saturating_sub(info_h + limits_h));
@@ -285,7 +286,7 @@ pub fn drill_layout_for(body: Rect, wanted: DrillLines) -> DrillLayout {
 }
 
 /// Label of each drill-down tab and where it sits on the tab line.
-pub fn tab_spans(labels: &[String], tabs: Rect) -> Vec<(u16, u16)> {
+pub(crate) fn tab_spans(labels: &[String], tabs: Rect) -> Vec<(u16, u16)> {
     let mut x = tabs.x;
     let mut out = Vec::with_capacity(labels.len());
     for label in labels {
@@ -298,7 +299,7 @@ pub fn tab_spans(labels: &[String], tabs: Rect) -> Vec<(u16, u16)> {
 
 /// Places generic table columns in `width`: fixed widths, the last
 /// left-aligned column stretched, columns that do not fit dropped from the right.
-pub fn fit_columns(widths: &[u16], stretch: Option<usize>, width: u16) -> Vec<(u16, u16)> {
+pub(crate) fn fit_columns(widths: &[u16], stretch: Option<usize>, width: u16) -> Vec<(u16, u16)> {
     let total: u32 = widths.iter().map(|w| u32::from(*w) + 1).sum();
     let spare = u32::from(width).saturating_sub(total);
     let mut x: u16 = 0;
@@ -318,7 +319,7 @@ pub fn fit_columns(widths: &[u16], stretch: Option<usize>, width: u16) -> Vec<(u
 }
 
 /// A centred box of at most `w`×`h` inside `area`.
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     Rect::new(

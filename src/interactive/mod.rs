@@ -6,6 +6,10 @@
 //! - `local/`: this host as the view's data feed (the collector and
 //!   replayer threads, signals sent to its processes);
 //! - `app/`: the application state and its one update function;
+//! - `config.rs`, `event.rs`, `signal.rs`: the plain data the application,
+//!   the runtime and the screens all read (the view's configuration, the
+//!   events and commands, a signal request), below them so screens need not
+//!   name `app/`;
 //! - `screens/`: one module per screen, owning its state, keys and drawing;
 //! - `frame/`: the header and footer around the top screen;
 //! - `rows/`: the rows screens show, read from the snapshot;
@@ -15,12 +19,15 @@
 //!   frame's geometry; `walls.rs`: the tests that keep these imports one way.
 
 pub mod app;
+pub(crate) mod config;
+pub(crate) mod event;
 pub mod frame;
 pub(crate) mod keys;
-pub mod layout;
+pub(crate) mod layout;
 pub mod local;
 pub mod rows;
 pub mod screens;
+pub mod signal;
 pub mod terminal;
 #[cfg(test)]
 mod walls;

@@ -1,7 +1,10 @@
 //! The walls inside the interactive view, kept by allow lists read from the
 //! source: `widgets/` name no screen and nothing above them, and the
 //! runtime (`terminal/`) names no screen and not `local/`, so another data
-//! source brings its own feed and screens to the same runtime and widgets.
+//! source brings its own feed and screens to the same runtime and widgets;
+//! screens name nothing of `app/` (the application sits above them and opens
+//! them), and what both read (`config.rs`, `event.rs`, `signal.rs`) names
+//! only itself.
 
 use std::path::{Path, PathBuf};
 
@@ -21,15 +24,22 @@ fn interactive_paths_named(dir: &Path) -> Vec<(String, String)> {
             if path.extension().is_none_or(|e| e != "rs") {
                 continue;
             }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let prefix = "crate::interactive::";
-            for (at, _) in text.match_indices(prefix) {
-                let named = use_path(&text[at + prefix.len()..]);
-                found.push((path.display().to_string(), named));
-            }
+            found.extend(interactive_paths_named_in(&path));
         }
     }
     found
+}
+
+/// What one file names of `crate::interactive`, as [`interactive_paths_named`].
+fn interactive_paths_named_in(path: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let prefix = "crate::interactive::";
+    text.match_indices(prefix)
+        .map(|(at, _)| {
+            let named = use_path(&text[at + prefix.len()..]);
+            (path.display().to_string(), named)
+        })
+        .collect()
 }
 
 /// The path at the start of `text`: names and `::`, and inside braces the
@@ -81,7 +91,7 @@ fn widgets_import_no_screen() {
 /// from (`local/`).
 #[test]
 fn the_runtime_imports_no_screen_and_not_local() {
-    let allowed = ["app", "frame", "terminal"];
+    let allowed = ["app", "config", "event", "signal", "frame", "terminal"];
     // `app` passes on what every screen reads; the runtime takes none of it.
     let screen_names = ["drill", "Ctx", "Screen", "Focus"];
     let named = interactive_paths_named(&dir("terminal"));
@@ -96,6 +106,44 @@ fn the_runtime_imports_no_screen_and_not_local() {
             assert!(
                 !screen_names.contains(&word),
                 "{file} imports crate::interactive::{path}, a screen's"
+            );
+        }
+    }
+}
+
+/// Screens read the application through their `Ctx` (`screens/mod.rs`) and
+/// the plain data below both (`config.rs`, `event.rs`, `signal.rs`), never
+/// `app/`: the application holds the screen stack and opens screens, so a
+/// screen naming it would run back up. A screen's `tests.rs` may drive it
+/// through the whole application.
+#[test]
+fn screens_import_no_app() {
+    let named = interactive_paths_named(&dir("screens"));
+    assert!(!named.is_empty(), "the screens name the widgets");
+    for (file, path) in named {
+        if file.ends_with("/tests.rs") {
+            continue;
+        }
+        assert!(
+            room(&path) != "app",
+            "{file} imports crate::interactive::{path}"
+        );
+    }
+}
+
+/// The plain data the application and the screens share names only itself:
+/// no application, no screen, nothing of the runtime.
+#[test]
+fn the_shared_data_imports_only_itself() {
+    let allowed = ["config", "event", "signal"];
+    for file in allowed {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/interactive")
+            .join(format!("{file}.rs"));
+        for (file, path) in interactive_paths_named_in(&path) {
+            assert!(
+                allowed.contains(&room(&path)),
+                "{file} imports crate::interactive::{path}"
             );
         }
     }

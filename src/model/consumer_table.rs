@@ -46,9 +46,9 @@ pub struct ColumnSpec {
 }
 
 /// A cell that does not apply to the row (a kernel owner's pid or user).
-pub const NOT_APPLICABLE: &str = "-";
+pub(crate) const NOT_APPLICABLE: &str = "-";
 /// A cell that applies but is not known (a process whose user could not be read).
-pub const UNKNOWN: &str = "?";
+pub(crate) const UNKNOWN: &str = "?";
 
 impl ConsumerColumn {
     /// Every data column in display order (sparklines are added by the views
@@ -159,7 +159,7 @@ fn user_cell(c: &Consumer) -> String {
 
 /// The data columns in display order, leaving out the resource types the
 /// filter hides.
-pub fn columns(filter: &Filter) -> Vec<ConsumerColumn> {
+pub(crate) fn columns(filter: &Filter) -> Vec<ConsumerColumn> {
     ConsumerColumn::ALL
         .into_iter()
         .filter(|c| match c {

@@ -76,7 +76,7 @@ impl Consumer {
 }
 
 /// Label for an owner without process details.
-pub fn owner_label(owner: &OwnerKey, process: Option<&ProcessInfo>) -> String {
+pub(crate) fn owner_label(owner: &OwnerKey, process: Option<&ProcessInfo>) -> String {
     match owner {
         OwnerKey::Process(key) => match process {
             Some(p) if !p.comm.is_empty() || !p.cmdline.is_empty() => p.display_name(),
@@ -200,7 +200,7 @@ impl Default for SortKey {
 impl SortKey {
     /// Parses `--sort` values: `pid`, `name`, `user`, `container`, a type name,
     /// `mr_bytes`/`bytes`, `err`.
-    pub fn from_name(text: &str) -> Option<SortKey> {
+    pub(crate) fn from_name(text: &str) -> Option<SortKey> {
         let lower = text.trim().to_ascii_lowercase().replace('-', "_");
         match lower.as_str() {
             "pid" => Some(SortKey::Pid),
@@ -216,7 +216,7 @@ impl SortKey {
 
     /// The direction a column reads best in: names and identities A→Z,
     /// counts largest first.
-    pub fn natural_direction(self) -> SortDirection {
+    pub(crate) fn natural_direction(self) -> SortDirection {
         match self {
             SortKey::Pid | SortKey::Name | SortKey::User | SortKey::Container | SortKey::Pod => {
                 SortDirection::Ascending
@@ -244,7 +244,7 @@ impl SortDirection {
 
 /// What the consumers table sorts a row by: a consumer, or a group of them
 /// (`owner_group::OwnerGroupRow`), so both sort by one comparison.
-pub trait SortFields {
+pub(crate) trait SortFields {
     /// Counts, MR bytes and QP states; for a consumer, itself.
     fn totals(&self) -> &Consumer;
     /// The identity fields default to the totals' (a consumer's own); a group
@@ -278,7 +278,11 @@ impl SortFields for Consumer {
 
 /// Sorts rows by `key`; ties fall back to total objects (descending) and then
 /// the owner, so the order is stable from one refresh to the next.
-pub fn sort_consumers<R: SortFields>(rows: &mut [R], key: SortKey, direction: SortDirection) {
+pub(crate) fn sort_consumers<R: SortFields>(
+    rows: &mut [R],
+    key: SortKey,
+    direction: SortDirection,
+) {
     rows.sort_by(|a, b| {
         let primary = compare_by(a, b, key);
         let primary = match direction {

@@ -10,7 +10,7 @@ use super::time::Millis;
 
 /// How sure the growth is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GrowthMark {
+pub(crate) enum GrowthMark {
     /// Counts went up and (almost) never down, over less than a verdict needs
     /// or without the spread a leak has.
     Rising,
@@ -19,7 +19,7 @@ pub enum GrowthMark {
 }
 
 impl GrowthMark {
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             GrowthMark::Rising => "↑",
             GrowthMark::LeakSuspect => "⚠",
@@ -28,7 +28,7 @@ impl GrowthMark {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Growth {
+pub(crate) struct Growth {
     pub mark: GrowthMark,
     /// `+30 QP/min`, or `+6 QP` while the history is shorter than `min_span`.
     pub text: String,
@@ -39,7 +39,7 @@ pub struct Growth {
 const RISING: f64 = 0.8;
 
 /// The growth of one owner's counts, `None` when nothing keeps rising.
-pub fn growth(trend: &OwnerTrend, min_span: Millis) -> Option<Growth> {
+pub(crate) fn growth(trend: &OwnerTrend, min_span: Millis) -> Option<Growth> {
     let (t, tt) = trend
         .types
         .iter()

@@ -7,7 +7,7 @@ use super::enums::{QpState, StateCounts};
 /// Every state with QPs, most first (ties in state order): `9 RTS, 1 ERR`;
 /// `all INIT: never connected` when one state holds them all. `None` when
 /// the owner has no QP.
-pub fn qp_state_summary(states: &StateCounts) -> Option<String> {
+pub(crate) fn qp_state_summary(states: &StateCounts) -> Option<String> {
     let mut held: Vec<(QpState, u64)> = states.iter().filter(|(_, n)| *n > 0).collect();
     if held.is_empty() {
         return None;

@@ -178,7 +178,7 @@ impl Device {
 }
 
 /// Node type names (`enum rdma_node_type`).
-pub fn node_type_name(raw: u8) -> &'static str {
+pub(crate) fn node_type_name(raw: u8) -> &'static str {
     match raw {
         1 => "CA",
         2 => "SWITCH",
@@ -193,7 +193,7 @@ pub fn node_type_name(raw: u8) -> &'static str {
 
 /// Orders devices so each physical function is followed by its virtual
 /// functions, then the rest by name. Used by every view that lists devices.
-pub fn grouped_order(devices: &[Device]) -> Vec<&Device> {
+pub(crate) fn grouped_order(devices: &[Device]) -> Vec<&Device> {
     let mut roots: Vec<&Device> = devices
         .iter()
         .filter(|d| match &d.pf {
@@ -217,7 +217,7 @@ pub fn grouped_order(devices: &[Device]) -> Vec<&Device> {
 }
 
 /// Compares names so that `mlx5_2` sorts before `mlx5_10`.
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     fn split(s: &str) -> (&str, Option<u64>) {
         let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         let (head, tail) = s.split_at(s.len() - digits);

@@ -15,7 +15,7 @@ use crate::units;
 
 /// One column of the ERROR-QP table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorQpColumn {
+pub(crate) enum ErrorQpColumn {
     /// The owning process's pid (none for kernel owners).
     Pid,
     /// The owner's label, as in the consumers table.
@@ -41,14 +41,14 @@ pub enum ErrorQpColumn {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
 /// What a column is, apart from its cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ErrorQpColumnSpec {
+pub(crate) struct ErrorQpColumnSpec {
     pub header: &'static str,
     pub align: Align,
     /// The key of the field in `--json`'s `error_qps` entries.
@@ -83,12 +83,12 @@ pub enum ErrorQpValue {
 }
 
 /// A cell that does not apply or is not known.
-pub const NOT_APPLICABLE: &str = "-";
+pub(crate) const NOT_APPLICABLE: &str = "-";
 
 impl ErrorQpColumn {
     /// The interactive ERROR-QP pane: who, which QP, its state and how long
     /// first, so they stay on narrow terminals.
-    pub const PANE: [ErrorQpColumn; 11] = [
+    pub(crate) const PANE: [ErrorQpColumn; 11] = [
         ErrorQpColumn::Pid,
         ErrorQpColumn::Owner,
         ErrorQpColumn::Device,
@@ -103,7 +103,7 @@ impl ErrorQpColumn {
     ];
 
     /// The `--once` report's ERROR QPs section.
-    pub const REPORT: [ErrorQpColumn; 8] = [
+    pub(crate) const REPORT: [ErrorQpColumn; 8] = [
         ErrorQpColumn::Device,
         ErrorQpColumn::Port,
         ErrorQpColumn::Lqpn,
@@ -115,7 +115,7 @@ impl ErrorQpColumn {
     ];
 
     /// The fields of `--json`'s `error_qps` entries, in document order.
-    pub const JSON: [ErrorQpColumn; 9] = [
+    pub(crate) const JSON: [ErrorQpColumn; 9] = [
         ErrorQpColumn::Device,
         ErrorQpColumn::Port,
         ErrorQpColumn::Lqpn,
@@ -127,7 +127,7 @@ impl ErrorQpColumn {
         ErrorQpColumn::Owner,
     ];
 
-    pub fn spec(self) -> ErrorQpColumnSpec {
+    pub(crate) fn spec(self) -> ErrorQpColumnSpec {
         let (header, align, json_key) = match self {
             ErrorQpColumn::Pid => ("PID", Align::Right, "pid"),
             ErrorQpColumn::Owner => ("OWNER", Align::Left, "owner"),
@@ -149,12 +149,13 @@ impl ErrorQpColumn {
         }
     }
 
-    pub fn header(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn header(self) -> &'static str {
         self.spec().header
     }
 
     /// The typed value of this column's cell for `row`.
-    pub fn value(self, row: ErrorQpRow) -> ErrorQpValue {
+    pub(crate) fn value(self, row: ErrorQpRow) -> ErrorQpValue {
         let (e, age) = (row.qp, row.age);
         let q = &e.qp;
         let number = |v: Option<u32>| ErrorQpValue::Number(v.map(u64::from));
@@ -184,7 +185,7 @@ impl ErrorQpColumn {
 
     /// The text of this column's cell for `row`, cleaned of control
     /// characters; `-` where a value does not apply.
-    pub fn cell(self, row: ErrorQpRow) -> String {
+    pub(crate) fn cell(self, row: ErrorQpRow) -> String {
         match self.value(row) {
             ErrorQpValue::Number(n) => n.map_or_else(|| NOT_APPLICABLE.into(), |n| n.to_string()),
             ErrorQpValue::Text(t) => units::clean(&t),

@@ -20,16 +20,16 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn shows_type(&self, t: ResourceType) -> bool {
+    pub(crate) fn shows_type(&self, t: ResourceType) -> bool {
         self.types.is_empty() || self.types.contains(&t)
     }
 
-    pub fn shows_device(&self, name: &str) -> bool {
+    pub(crate) fn shows_device(&self, name: &str) -> bool {
         self.device.as_deref().is_none_or(|d| d == name)
     }
 
     /// Types to show, in display order.
-    pub fn visible_types(&self) -> Vec<ResourceType> {
+    pub(crate) fn visible_types(&self) -> Vec<ResourceType> {
         ResourceType::ALL
             .into_iter()
             .filter(|t| self.shows_type(*t))
@@ -40,7 +40,7 @@ impl Filter {
     /// that is a device's whole name (`/mlx5_3`, any case) scopes every
     /// count to that device, as `--dev mlx5_3` does, instead of only
     /// selecting the rows that mention it. `--dev` wins over the text.
-    pub fn scoped_to_devices<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Filter {
+    pub(crate) fn scoped_to_devices<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Filter {
         let mut out = self.clone();
         if out.device.is_some() {
             return out;
@@ -61,7 +61,7 @@ impl Filter {
     }
 
     /// What every count under this filter covers: `on mlx5_3` or `all devices`.
-    pub fn scope_label(&self) -> String {
+    pub(crate) fn scope_label(&self) -> String {
         match &self.device {
             Some(name) => format!("on {name}"),
             None => "all devices".to_string(),
@@ -69,7 +69,7 @@ impl Filter {
     }
 
     /// Case-insensitive substring test over a row's searchable fields.
-    pub fn text_matches<'a>(&self, fields: impl IntoIterator<Item = &'a str>) -> bool {
+    pub(crate) fn text_matches<'a>(&self, fields: impl IntoIterator<Item = &'a str>) -> bool {
         let Some(needle) = self
             .text
             .as_deref()

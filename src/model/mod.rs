@@ -1,26 +1,26 @@
 //! Plain data and pure functions: what was observed, and how it adds up.
 //! Nothing here reads the system or draws anything.
 
-pub mod consumer_table;
+pub(crate) mod consumer_table;
 pub mod consumers;
-pub mod consumers_growth;
-pub mod consumers_qp_states;
+pub(crate) mod consumers_growth;
+pub(crate) mod consumers_qp_states;
 pub mod counters;
-pub mod device;
-pub mod enums;
-pub mod error_qp_table;
+pub(crate) mod device;
+pub(crate) mod enums;
+pub(crate) mod error_qp_table;
 pub mod error_qps;
 pub mod filter;
 pub mod history;
 pub mod limits;
-pub mod netns;
-pub mod objects;
-pub mod owner;
+pub(crate) mod netns;
+pub(crate) mod objects;
+pub(crate) mod owner;
 pub mod owner_group;
 pub mod problems;
-pub mod resource;
+pub(crate) mod resource;
 pub mod snapshot;
-pub mod tally;
+pub(crate) mod tally;
 pub mod time;
 
 pub use device::{Device, DumpStatus, LimitSource, LimitsUnread, Port, Usage, UsageEntry};

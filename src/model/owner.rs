@@ -181,7 +181,7 @@ impl ProcessInfo {
 ///
 /// `python3 -m torch.distributed.run train.py` reads better as `train.py` than as
 /// `python3`; interpreters are skipped in favour of the script or module they run.
-pub fn display_name(comm: &str, cmdline: &[String]) -> String {
+pub(crate) fn display_name(comm: &str, cmdline: &[String]) -> String {
     const INTERPRETERS: [&str; 8] = [
         "python", "python3", "python2", "perl", "ruby", "node", "bash", "sh",
     ];

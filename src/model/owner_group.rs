@@ -39,7 +39,7 @@ impl OwnerGroup {
         }
     }
 
-    pub fn from_name(text: &str) -> Option<OwnerGroup> {
+    pub(crate) fn from_name(text: &str) -> Option<OwnerGroup> {
         let lower = text.trim().to_ascii_lowercase();
         OwnerGroup::ALL.into_iter().find(|g| g.name() == lower)
     }
@@ -100,7 +100,7 @@ impl GroupKey {
     /// The row's name: a pod's name, or `pod:<uid prefix>` when the node does not show
     /// it; a container's Kubernetes name, or its short id; `None` for a lone owner (its
     /// own name).
-    pub fn group_name(&self) -> Option<String> {
+    pub(crate) fn group_name(&self) -> Option<String> {
         match self {
             GroupKey::Owner(_) => None,
             GroupKey::Pod(k) if k.pod.is_empty() => {
@@ -221,7 +221,7 @@ fn common<T: PartialEq>(mut items: impl Iterator<Item = T>) -> Option<T> {
 
 /// Folds `consumers` into rows grouped `by` process, container or pod, in the order
 /// their first member comes. Grouping by process keeps every consumer a row of its own.
-pub fn group_consumers(consumers: &[Consumer], by: OwnerGroup) -> Vec<OwnerGroupRow> {
+pub(crate) fn group_consumers(consumers: &[Consumer], by: OwnerGroup) -> Vec<OwnerGroupRow> {
     let mut rows: Vec<OwnerGroupRow> = Vec::new();
     let mut index: HashMap<GroupKey, usize> = HashMap::new();
     for c in consumers {

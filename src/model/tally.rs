@@ -2,7 +2,6 @@
 //! objects a view needs in detail. Memory stays proportional to owners and
 //! kept objects, not to the number of MRs on the host.
 
-use super::enums::QpState;
 use super::objects::Object;
 use super::owner::OwnerKey;
 use super::snapshot::Tally;
@@ -101,14 +100,10 @@ impl ObjectAccumulator {
     }
 }
 
-/// True for states the ERROR-QP pane lists.
-pub fn is_error_state(state: QpState) -> bool {
-    state.is_error()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::enums::QpState;
     use crate::model::enums::QpType;
     use crate::model::objects::{Mr, Qp};
     use crate::model::owner::{ProcessKey, ReportedOwner};

@@ -28,7 +28,7 @@ pub fn now() -> UnixMs {
 }
 
 impl UnixMs {
-    pub fn from_system_time(t: SystemTime) -> UnixMs {
+    pub(crate) fn from_system_time(t: SystemTime) -> UnixMs {
         UnixMs(
             t.duration_since(UNIX_EPOCH)
                 .map_or(0, |d| Millis::from(d).0),
@@ -53,7 +53,7 @@ impl UnixMs {
     }
 
     /// This instant moved by `ms` (back when negative), saturating.
-    pub fn plus_signed(self, ms: i64) -> UnixMs {
+    pub(crate) fn plus_signed(self, ms: i64) -> UnixMs {
         UnixMs(self.0.saturating_add_signed(ms))
     }
 }
@@ -89,7 +89,7 @@ impl Millis {
         Millis(self.0.saturating_sub(other.0))
     }
 
-    pub fn as_duration(self) -> Duration {
+    pub(crate) fn as_duration(self) -> Duration {
         Duration::from_millis(self.0)
     }
 }

@@ -7,7 +7,7 @@
 pub const NETLINK_RDMA: i32 = 20;
 
 /// `RDMA_NL_NLDEV`: the nldev client inside NETLINK_RDMA.
-pub const RDMA_NL_NLDEV: u16 = 5;
+pub(crate) const RDMA_NL_NLDEV: u16 = 5;
 
 /// `RDMA_NL_GET_TYPE(client, op)`: the `nlmsg_type` of an nldev request.
 pub const fn nldev_type(op: u16) -> u16 {
@@ -55,7 +55,7 @@ pub mod attr {
     pub const PORT_INDEX: u16 = 3;
     pub const FW_VERSION: u16 = 5;
     pub const NODE_GUID: u16 = 6;
-    pub const SYS_IMAGE_GUID: u16 = 7;
+    pub(crate) const SYS_IMAGE_GUID: u16 = 7;
     pub const PORT_STATE: u16 = 12;
     pub const PORT_PHYS_STATE: u16 = 13;
     pub const DEV_NODE_TYPE: u16 = 14;
@@ -66,10 +66,9 @@ pub mod attr {
     pub const RES_QP: u16 = 19;
     pub const RES_QP_ENTRY: u16 = 20;
     pub const RES_LQPN: u16 = 21;
-    pub const RES_RQPN: u16 = 22;
-    pub const RES_RQ_PSN: u16 = 23;
+    pub(crate) const RES_RQPN: u16 = 22;
+    pub(crate) const RES_RQ_PSN: u16 = 23;
     pub const RES_SQ_PSN: u16 = 24;
-    pub const RES_PATH_MIG_STATE: u16 = 25;
     pub const RES_TYPE: u16 = 26;
     pub const RES_STATE: u16 = 27;
     pub const RES_PID: u16 = 28;
@@ -112,12 +111,11 @@ pub mod attr {
     pub const MAX_RANGE: u16 = 92;
     /// Device limit for one summary entry (kernel commit `5911f6d6e7cc`).
     pub const RES_SUMMARY_ENTRY_MAX: u16 = 118;
-    pub const STAT_MODE: u16 = 74;
-    pub const STAT_RES: u16 = 75;
-    pub const STAT_AUTO_MODE_MASK: u16 = 76;
-    pub const STAT_COUNTER: u16 = 77;
-    pub const STAT_COUNTER_ENTRY: u16 = 78;
-    pub const STAT_COUNTER_ID: u16 = 79;
+    pub(crate) const STAT_MODE: u16 = 74;
+    pub(crate) const STAT_RES: u16 = 75;
+    pub(crate) const STAT_COUNTER: u16 = 77;
+    pub(crate) const STAT_COUNTER_ENTRY: u16 = 78;
+    pub(crate) const STAT_COUNTER_ID: u16 = 79;
     pub const STAT_HWCOUNTERS: u16 = 80;
     pub const STAT_HWCOUNTER_ENTRY: u16 = 81;
     pub const STAT_HWCOUNTER_ENTRY_NAME: u16 = 82;
@@ -152,8 +150,7 @@ pub mod event {
 pub const RDMA_NL_GROUP_NOTIFY: u32 = 4;
 
 /// `nla_type` flag bits; the attribute number is `nla_type & NLA_TYPE_MASK`.
-pub const NLA_F_NESTED: u16 = 0x8000;
-pub const NLA_F_NET_BYTEORDER: u16 = 0x4000;
+pub(crate) const NLA_F_NESTED: u16 = 0x8000;
 pub const NLA_TYPE_MASK: u16 = 0x3fff;
 
 /// Netlink control message types (`NLMSG_*`).
@@ -162,23 +159,20 @@ pub const NLMSG_ERROR: u16 = 2;
 pub const NLMSG_DONE: u16 = 3;
 pub const NLMSG_OVERRUN: u16 = 4;
 /// Types below this are reserved for netlink control messages.
-pub const NLMSG_MIN_TYPE: u16 = 0x10;
+pub(crate) const NLMSG_MIN_TYPE: u16 = 0x10;
 
 /// `struct nlmsghdr` and `struct nlattr` sizes.
-pub const NLMSG_HDRLEN: usize = 16;
-pub const NLA_HDRLEN: usize = 4;
+pub(crate) const NLMSG_HDRLEN: usize = 16;
+pub(crate) const NLA_HDRLEN: usize = 4;
 
-/// `NLM_F_*` request/reply flags.
-pub const NLM_F_REQUEST: u16 = 0x1;
 pub const NLM_F_MULTI: u16 = 0x2;
 pub const NLM_F_ACK: u16 = 0x4;
-pub const NLM_F_DUMP: u16 = 0x300;
 
 /// `RDMA_NLDEV_ATTR_SYS_ATTR_NETNS_MODE` values.
 pub const NETNS_MODE_EXCLUSIVE: u8 = 0;
-pub const NETNS_MODE_SHARED: u8 = 1;
+pub(crate) const NETNS_MODE_SHARED: u8 = 1;
 
 /// Netlink aligns messages and attributes to 4 bytes.
-pub const fn align4(len: usize) -> usize {
+pub(crate) const fn align4(len: usize) -> usize {
     len.saturating_add(3) & !3
 }

@@ -21,11 +21,11 @@ use rustc_hash::FxHashSet;
 /// How many of the latest ids the ordered filter keeps to tell a repeat from
 /// a broken order: more than the objects created between two reply messages
 /// in any realistic churn.
-pub const RECENT: usize = 64;
+pub(crate) const RECENT: usize = 64;
 
 /// What the filter says about one entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seen {
+pub(crate) enum Seen {
     /// First time in this dump: count it.
     New,
     /// Sent before in this dump: drop it.
@@ -40,7 +40,7 @@ pub enum Seen {
 /// larger variant on purpose: it lives on the stack, once per dump.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)]
-pub enum DumpDedup {
+pub(crate) enum DumpDedup {
     /// The kernel's id-ordered walk: O(1) memory.
     Ordered {
         last: Option<u64>,
@@ -59,7 +59,7 @@ impl Default for DumpDedup {
 }
 
 impl DumpDedup {
-    pub fn ordered() -> DumpDedup {
+    pub(crate) fn ordered() -> DumpDedup {
         DumpDedup::Ordered {
             last: None,
             recent: [0; RECENT],
@@ -67,14 +67,14 @@ impl DumpDedup {
         }
     }
 
-    pub fn exact() -> DumpDedup {
+    pub(crate) fn exact() -> DumpDedup {
         DumpDedup::Exact(FxHashSet::default())
     }
 
     /// Classifies one object. Objects without an id (kernel contexts) are
     /// always new: the kernel sends each once and nothing can repeat them.
     #[inline]
-    pub fn check(&mut self, obj: &Object) -> Seen {
+    pub(crate) fn check(&mut self, obj: &Object) -> Seen {
         match walk_key(obj) {
             Some(key) => self.check_key(key),
             None => Seen::New,
@@ -83,7 +83,7 @@ impl DumpDedup {
 
     /// Classifies one id.
     #[inline]
-    pub fn check_key(&mut self, key: u64) -> Seen {
+    pub(crate) fn check_key(&mut self, key: u64) -> Seen {
         match self {
             DumpDedup::Ordered {
                 last,
@@ -117,7 +117,7 @@ impl DumpDedup {
 /// The id the kernel's table is ordered by. For QPs that is the QP number,
 /// except the special QP0/QP1, which exist once per port and are filed
 /// under `qpn | port << 24` (`rdma_restrack_add`).
-pub fn walk_key(obj: &Object) -> Option<u64> {
+pub(crate) fn walk_key(obj: &Object) -> Option<u64> {
     match obj {
         Object::Qp(qp) => {
             let special = matches!(qp.qp_type, QpType::Smi | QpType::Gsi) || qp.lqpn < 2;

@@ -99,7 +99,7 @@ pub fn parse_events(datagram: &[u8]) -> Result<Vec<DeviceEvent>, EventError> {
 }
 
 /// One `MONITOR` message's attributes.
-pub fn parse_event(payload: &[u8]) -> Result<Option<DeviceEvent>, EventError> {
+pub(crate) fn parse_event(payload: &[u8]) -> Result<Option<DeviceEvent>, EventError> {
     let mut kind = None;
     let mut e = DeviceEvent {
         kind: EventKind::Other(u8::MAX),

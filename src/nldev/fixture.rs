@@ -112,7 +112,7 @@ pub fn dump_message(op: u16, attrs: &Attrs) -> Vec<u8> {
 }
 
 /// A doit reply message (flags 0) of nldev command `op`.
-pub fn doit_message(op: u16, attrs: &Attrs) -> Vec<u8> {
+pub(crate) fn doit_message(op: u16, attrs: &Attrs) -> Vec<u8> {
     message(nldev_type(op), 0, 0, attrs.as_bytes())
 }
 

@@ -20,25 +20,25 @@
 //! See `docs/netlink.md` for what is sent and the robustness rules.
 
 pub mod attr;
-pub mod client;
+pub(crate) mod client;
 pub mod consts;
-pub mod dedup;
+pub(crate) mod dedup;
 pub mod device;
 pub mod entry;
-pub mod error;
+pub(crate) mod error;
 pub mod event;
 pub mod fixture;
 pub mod msg;
-pub mod netns;
+pub(crate) mod netns;
 pub mod objects;
 pub mod replay;
-pub mod request;
+pub(crate) mod request;
 pub mod sockaddr;
-pub mod socket;
+pub(crate) mod socket;
 pub mod stat;
-pub mod stat_client;
-pub mod summary;
-pub mod transport;
+pub(crate) mod stat_client;
+pub(crate) mod summary;
+pub(crate) mod transport;
 
 pub use client::{DumpStats, NldevClient};
 pub use device::{DeviceInfo, PortInfo, SysInfo};

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Runs `open` on a thread inside the network namespace `netns` names (a
 /// `/proc/PID/ns/net` or `/var/run/netns/NAME` file) and returns its result.
-pub fn in_netns<R: Send>(
+pub(crate) fn in_netns<R: Send>(
     netns: &Path,
     open: impl FnOnce() -> io::Result<R> + Send,
 ) -> io::Result<R> {

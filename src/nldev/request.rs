@@ -12,13 +12,18 @@ use std::io::Cursor;
 /// Dump (all matching objects, ends with `NLMSG_DONE`) or doit (one object,
 /// acknowledged so the reply always ends with `NLMSG_ERROR`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Dump,
     Doit,
 }
 
 /// Serialises one request; `attrs` are `(attribute, u32 value)` pairs.
-pub fn encode(op: u16, kind: Kind, seq: u32, attrs: &[(u16, u32)]) -> Result<Vec<u8>, String> {
+pub(crate) fn encode(
+    op: u16,
+    kind: Kind,
+    seq: u32,
+    attrs: &[(u16, u32)],
+) -> Result<Vec<u8>, String> {
     let mut payload: GenlBuffer<u16, Buffer> = GenlBuffer::new();
     for &(attr, value) in attrs {
         let nla_type = AttrTypeBuilder::default()

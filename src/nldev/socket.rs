@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 /// Receive buffer size. The kernel sizes dump messages to the largest read it
 /// has seen, capped just under 32 KiB; doit replies fit in a page. 64 KiB
 /// leaves room, and `MSG_TRUNC` still catches anything larger.
-pub const RECV_BUFFER: usize = 64 * 1024;
+pub(crate) const RECV_BUFFER: usize = 64 * 1024;
 
 /// Bounds of the receive timeout: `SO_RCVTIMEO` of zero would mean "forever".
 const MIN_TIMEOUT: Duration = Duration::from_millis(1);
@@ -145,7 +145,7 @@ fn connect(family: NlFamily, timeout: Duration) -> Result<NlSocket, NlError> {
 
 /// A socket of `family` that has joined the multicast `groups`, with a
 /// receive timeout (the device events' socket joins `RDMA_NL_GROUP_NOTIFY`).
-pub fn connect_groups(
+pub(crate) fn connect_groups(
     family: NlFamily,
     groups: Groups,
     timeout: Duration,

@@ -97,7 +97,7 @@ pub struct QpCounter {
 }
 
 /// The `STAT_HWCOUNTERS` table: `(name, value)` pairs.
-pub fn parse_hwcounters(table: &Attr<'_>) -> Result<Vec<(String, u64)>, StatError> {
+pub(crate) fn parse_hwcounters(table: &Attr<'_>) -> Result<Vec<(String, u64)>, StatError> {
     let mut out = Vec::new();
     for (position, item) in table.nested().enumerate() {
         let entry = item?;
@@ -146,7 +146,7 @@ pub fn parse_port_stats(payload: &[u8], device: u32, port: u32) -> Result<PortSt
 }
 
 /// One message of a QP-counter dump: every counter entry in its table.
-pub fn parse_qp_counters(payload: &[u8], device: u32) -> Result<Vec<QpCounter>, StatError> {
+pub(crate) fn parse_qp_counters(payload: &[u8], device: u32) -> Result<Vec<QpCounter>, StatError> {
     let mut device = device;
     let mut port = None;
     let mut out = Vec::new();

@@ -15,7 +15,7 @@ pub struct DeviceSummary {
 /// A summary message; `None` when it names no device. Entries with names
 /// restop does not know (newer kernels) are ignored; `RES_SUMMARY_ENTRY_MAX`
 /// becomes the limit when present and non-zero.
-pub fn parse_summary(payload: &[u8]) -> Result<Option<DeviceSummary>, TlvError> {
+pub(crate) fn parse_summary(payload: &[u8]) -> Result<Option<DeviceSummary>, TlvError> {
     let (mut index, mut name) = (None, String::new());
     let mut usage = Usage::default();
     for item in attrs(payload) {

@@ -12,22 +12,15 @@ use serde::Serialize;
 
 /// The line that opens each report, so ticks are easy to find and split:
 /// `=== restop tick 3: 2026-01-01 00:00:04 UTC ===`.
-pub fn tick_line(tick: u64, snapshot: &Snapshot) -> String {
+pub(crate) fn tick_line(tick: u64, snapshot: &Snapshot) -> String {
     format!(
         "=== restop tick {tick}: {} ===",
         readable_from_unix_ms(snapshot.meta.collected_at_ms)
     )
 }
 
-/// Tick `tick` (from 1) as text: a blank line after the previous report,
-/// the tick line, then the `--once` report.
-pub fn text_tick(tick: u64, snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> String {
-    let problems = super::problems::of_snapshot(snapshot, filter, options);
-    text_tick_with(tick, snapshot, filter, options, &problems)
-}
-
 /// The same, with the problems of the run's history (`History::insights`).
-pub fn text_tick_with(
+pub(crate) fn text_tick_with(
     tick: u64,
     snapshot: &Snapshot,
     filter: &Filter,
@@ -54,21 +47,9 @@ struct BatchDocument<'a> {
     trends: Option<&'a serde_json::Value>,
 }
 
-/// One JSON Lines record: the `--json` document on one line (its `limit` warnings at
-/// the report's thresholds, its `groups` by the report's `--group`), with `trends`
-/// when given, ending in a newline.
-pub fn json_line(
-    snapshot: &Snapshot,
-    filter: &Filter,
-    options: &OnceOptions,
-    trends: Option<&serde_json::Value>,
-) -> serde_json::Result<String> {
-    json_line_with(snapshot, filter, options, trends, None)
-}
-
 /// The same, with `problems` (the run's history's) in place of those of the
 /// snapshot alone.
-pub fn json_line_with(
+pub(crate) fn json_line_with(
     snapshot: &Snapshot,
     filter: &Filter,
     options: &OnceOptions,

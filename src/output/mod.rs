@@ -2,11 +2,11 @@
 //! snapshot and the filters to text or a serializable document; the caller
 //! writes them out.
 
-pub mod batch;
-pub mod json;
-pub mod problems;
+pub(crate) mod batch;
+pub(crate) mod json;
+pub(crate) mod problems;
 pub mod rfc3339;
-pub mod selection;
+pub(crate) mod selection;
 pub mod text;
 pub mod trends;
 

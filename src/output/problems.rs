@@ -11,7 +11,11 @@ use crate::model::problems::{Problem, ProblemRules};
 
 /// The problems of `snapshot` alone, under `filter`, with `limit` problems
 /// at the report's thresholds.
-pub fn of_snapshot(snapshot: &Snapshot, filter: &Filter, options: &OnceOptions) -> Vec<Problem> {
+pub(crate) fn of_snapshot(
+    snapshot: &Snapshot,
+    filter: &Filter,
+    options: &OnceOptions,
+) -> Vec<Problem> {
     let config = HistoryConfig {
         problems: ProblemRules {
             limits: options.thresholds,

@@ -11,13 +11,13 @@ pub fn from_unix_ms(at: UnixMs) -> String {
 }
 
 /// `2026-11-29T17:00:00Z` from Unix seconds.
-pub fn from_unix_secs(secs: u64) -> String {
+pub(crate) fn from_unix_secs(secs: u64) -> String {
     let (date, time) = civil(secs);
     format!("{date}T{time}Z")
 }
 
 /// `2026-11-29 17:00:00 UTC`: the same instant, easier to read in a report.
-pub fn readable_from_unix_ms(at: UnixMs) -> String {
+pub(crate) fn readable_from_unix_ms(at: UnixMs) -> String {
     let (date, time) = civil(at.as_u64() / 1000);
     format!("{date} {time} UTC")
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Serialize)]
-pub struct TrendsView {
+pub(crate) struct TrendsView {
     /// The trend window, in seconds.
     pub window_s: f64,
     pub retention_s: f64,
@@ -24,7 +24,7 @@ pub struct TrendsView {
 }
 
 #[derive(Debug, Serialize)]
-pub struct OwnerTrendView {
+pub(crate) struct OwnerTrendView {
     /// `process`, `kernel` or `unattributed`.
     pub kind: &'static str,
     pub pid: Option<u32>,
@@ -35,7 +35,7 @@ pub struct OwnerTrendView {
 }
 
 #[derive(Debug, Serialize)]
-pub struct TypeTrendView {
+pub(crate) struct TypeTrendView {
     pub current: u64,
     pub rate_per_min: f64,
     pub growth: i64,
@@ -46,7 +46,7 @@ pub struct TypeTrendView {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ErrorQpAgeView {
+pub(crate) struct ErrorQpAgeView {
     pub device: String,
     pub port: Option<u32>,
     pub lqpn: u32,
@@ -63,7 +63,7 @@ pub struct ErrorQpAgeView {
 }
 
 #[derive(Debug, Serialize)]
-pub struct TrendWarningView {
+pub(crate) struct TrendWarningView {
     pub kind: &'static str,
     pub message: String,
     pub pid: Option<u32>,
@@ -80,7 +80,7 @@ pub fn trend_fields(history: &History, snapshot: &Snapshot, filter: &Filter) -> 
 
 /// The document's form of `insights`: owners in the order of the
 /// consumers the filters admit, ERROR QPs with a known age, alerts.
-pub fn trends_view(insights: &Insights, snapshot: &Snapshot, filter: &Filter) -> TrendsView {
+pub(crate) fn trends_view(insights: &Insights, snapshot: &Snapshot, filter: &Filter) -> TrendsView {
     let owners = consumers(snapshot, filter)
         .iter()
         .filter_map(|c| insights.owner(&c.owner).map(|t| owner_view(c, t)))

@@ -6,7 +6,7 @@
 
 /// How the frames ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// At a frame boundary: the file is whole.
     Clean,
     /// A torn tail: the last bytes are not an intact frame and nothing
@@ -23,7 +23,7 @@ pub enum Ending {
 
 impl Ending {
     /// What a reader should be told, if anything.
-    pub fn note(&self) -> Option<String> {
+    pub(crate) fn note(&self) -> Option<String> {
         match self {
             Ending::Clean => None,
             Ending::Torn {
@@ -51,7 +51,7 @@ impl Ending {
 /// Damage inside the file: intact frames follow it. Reading skips it;
 /// appending is refused (the file is never cut back over intact data).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Gap {
+pub(crate) struct Gap {
     pub offset: u64,
     /// Bytes skipped: from `offset` to the next intact frame.
     pub bytes: u64,
@@ -62,7 +62,7 @@ pub struct Gap {
 }
 
 impl Gap {
-    pub fn note(&self) -> String {
+    pub(crate) fn note(&self) -> String {
         let next = self.offset + self.bytes;
         let mut note = format!(
             "record at offset {} is corrupt ({}): {} bytes skipped, reading resumed at offset {next}",

@@ -11,16 +11,16 @@
 use crate::model::UnixMs;
 
 /// The first eight bytes of every recording.
-pub const MAGIC: [u8; 8] = *b"RESTOPRC";
+pub(crate) const MAGIC: [u8; 8] = *b"RESTOPRC";
 
 /// Bumped whenever a reader of the previous version could misread a file.
-pub const FORMAT_VERSION: u16 = 1;
+pub(crate) const FORMAT_VERSION: u16 = 1;
 
 /// Magic, format version and the length of the restop version.
-pub const FILE_HEADER_FIXED: usize = 12;
+pub(crate) const FILE_HEADER_FIXED: usize = 12;
 
 /// A longer "restop version" means the header is not what it claims to be.
-pub const MAX_VERSION_LEN: usize = 64;
+pub(crate) const MAX_VERSION_LEN: usize = 64;
 
 pub const FRAME_HEADER_LEN: usize = 18;
 
@@ -29,7 +29,7 @@ const FRAME_CRC_COVERS: usize = 14;
 
 /// Far above any real snapshot (a compressed snapshot of a host with 1000
 /// processes is well under a megabyte); a larger length is corruption.
-pub const MAX_PAYLOAD_LEN: u32 = 64 << 20;
+pub(crate) const MAX_PAYLOAD_LEN: u32 = 64 << 20;
 
 /// Frame kinds. Unknown kinds with a good CRC are skipped, so later versions
 /// can add frames without breaking older readers.
@@ -66,20 +66,20 @@ fn truncate_at_char(text: &str, max: usize) -> &str {
 
 /// The fixed part of the file header, read before the version string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FixedHeader {
+pub(crate) struct FixedHeader {
     pub format_version: u16,
     pub version_len: usize,
 }
 
 impl FixedHeader {
     /// Bytes of the whole file header, CRC included.
-    pub fn total_len(&self) -> usize {
+    pub(crate) fn total_len(&self) -> usize {
         FILE_HEADER_FIXED + self.version_len + 4
     }
 }
 
 /// Reads the fixed part of the header; `None` when the magic is wrong.
-pub fn parse_fixed_header(bytes: &[u8; FILE_HEADER_FIXED]) -> Option<FixedHeader> {
+pub(crate) fn parse_fixed_header(bytes: &[u8; FILE_HEADER_FIXED]) -> Option<FixedHeader> {
     if bytes[..8] != MAGIC {
         return None;
     }
@@ -90,7 +90,7 @@ pub fn parse_fixed_header(bytes: &[u8; FILE_HEADER_FIXED]) -> Option<FixedHeader
 }
 
 /// Whether `bytes` (the whole header, CRC last) carries a matching CRC.
-pub fn file_header_crc_ok(bytes: &[u8]) -> bool {
+pub(crate) fn file_header_crc_ok(bytes: &[u8]) -> bool {
     match bytes.len().checked_sub(4) {
         Some(split) => {
             let (covered, crc) = bytes.split_at(split);
@@ -135,7 +135,7 @@ impl FrameHeader {
     }
 
     /// The CRC this header and `payload` should carry.
-    pub fn expected_crc(&self, payload: &[u8]) -> u32 {
+    pub(crate) fn expected_crc(&self, payload: &[u8]) -> u32 {
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&self.covered_bytes());
         hasher.update(payload);

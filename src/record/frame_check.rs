@@ -12,7 +12,7 @@ use std::io;
 
 /// What is at one offset of a recording.
 #[derive(Debug)]
-pub enum FrameAt {
+pub(crate) enum FrameAt {
     /// An intact frame; its payload was read into the caller's buffer.
     Intact(FrameHeader),
     /// Not an intact frame.
@@ -21,7 +21,7 @@ pub enum FrameAt {
 
 /// Why the bytes at an offset are not an intact frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Damage {
+pub(crate) struct Damage {
     pub reason: String,
     /// The frame is cut short (what a write stopped half-way leaves).
     pub incomplete: bool,
@@ -33,7 +33,7 @@ fn damaged(reason: String, incomplete: bool) -> FrameAt {
 
 /// Checks the frame at `offset` (which is below `size`), leaving its payload
 /// in `payload` when it is intact.
-pub fn frame_at(
+pub(crate) fn frame_at(
     bytes: &dyn ReadAt,
     offset: u64,
     size: u64,
@@ -96,7 +96,11 @@ fn plausible(head: &[u8], at: u64, size: u64) -> Option<FrameHeader> {
 /// The offset of the first intact session or snapshot frame at or after
 /// `from`, if there is one. Frames of kinds this restop does not know are not
 /// searched for (they are skipped only when reached on a frame boundary).
-pub fn next_intact_frame(bytes: &dyn ReadAt, from: u64, size: u64) -> io::Result<Option<u64>> {
+pub(crate) fn next_intact_frame(
+    bytes: &dyn ReadAt,
+    from: u64,
+    size: u64,
+) -> io::Result<Option<u64>> {
     let mut window = Vec::with_capacity(WINDOW + FRAME_HEADER_LEN);
     let mut payload = Vec::new();
     let mut start = from;

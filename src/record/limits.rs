@@ -10,34 +10,34 @@ use std::io::{self, Read};
 use std::marker::PhantomData;
 
 /// RDMA devices on one host.
-pub const MAX_DEVICES: usize = 4096;
+pub(crate) const MAX_DEVICES: usize = 4096;
 /// Processes owning RDMA objects at once.
-pub const MAX_PROCESSES: usize = 100_000;
+pub(crate) const MAX_PROCESSES: usize = 100_000;
 /// (owner, device) pairs.
-pub const MAX_TALLIES: usize = MAX_ENTRIES;
+pub(crate) const MAX_TALLIES: usize = MAX_ENTRIES;
 /// Objects kept in detail.
-pub const MAX_OBJECTS: usize = MAX_ENTRIES;
+pub(crate) const MAX_OBJECTS: usize = MAX_ENTRIES;
 /// Devices, processes, tallies and objects of one snapshot together: a host
 /// with 10,000 RDMA processes on 16 devices has 160,000 tallies. Every
 /// stage of a replay is linear in these, and a snapshot at this bound gives
 /// a JSON document of a few hundred MB (docs/performance.md).
-pub const MAX_ENTRIES: usize = 500_000;
+pub(crate) const MAX_ENTRIES: usize = 500_000;
 
 /// A command line, all arguments with their separators: what the live
 /// collector reads of `/proc/<pid>/cmdline` at most.
-pub const MAX_CMDLINE_BYTES: usize = 64 << 10;
+pub(crate) const MAX_CMDLINE_BYTES: usize = 64 << 10;
 /// A comm: the kernel's is 15 bytes (`TASK_COMM_LEN`); escaped, a few more.
-pub const MAX_COMM_BYTES: usize = 64;
+pub(crate) const MAX_COMM_BYTES: usize = 64;
 /// A device name: the kernel's `IB_DEVICE_NAME_MAX`.
-pub const MAX_DEVICE_NAME_BYTES: usize = 64;
+pub(crate) const MAX_DEVICE_NAME_BYTES: usize = 64;
 /// Any other label (user, host, kernel, container id, pod and Kubernetes
 /// names, firmware, PCI address): Kubernetes names stop at 253 bytes.
-pub const MAX_LABEL_BYTES: usize = 256;
+pub(crate) const MAX_LABEL_BYTES: usize = 256;
 /// Threads that created objects, per process.
-pub const MAX_CREATOR_THREADS: usize = 4096;
+pub(crate) const MAX_CREATOR_THREADS: usize = 4096;
 /// Warnings on one snapshot, and the length of each.
-pub const MAX_WARNINGS: usize = 1024;
-pub const MAX_WARNING_BYTES: usize = 4096;
+pub(crate) const MAX_WARNINGS: usize = 1024;
+pub(crate) const MAX_WARNING_BYTES: usize = 4096;
 
 fn too_long(what: &str, len: usize, max: usize) -> String {
     format!(
@@ -55,7 +55,7 @@ fn label(what: &str, text: &str, max: usize) -> Result<(), String> {
 /// Every process's strings within what a kernel (and the live collector)
 /// can produce, so that no output built from a recording is larger than a
 /// real host's would be.
-pub fn check_processes(processes: &[crate::model::ProcessInfo]) -> Result<(), String> {
+pub(crate) fn check_processes(processes: &[crate::model::ProcessInfo]) -> Result<(), String> {
     for p in processes {
         let pid = p.key.pid;
         label(&format!("the comm of pid {pid}"), &p.comm, MAX_COMM_BYTES)?;
@@ -103,7 +103,7 @@ pub fn check_processes(processes: &[crate::model::ProcessInfo]) -> Result<(), St
 }
 
 /// Device names and labels within the kernel's limits.
-pub fn check_devices(devices: &[crate::model::Device]) -> Result<(), String> {
+pub(crate) fn check_devices(devices: &[crate::model::Device]) -> Result<(), String> {
     for d in devices {
         label("a device name", &d.name, MAX_DEVICE_NAME_BYTES)?;
         for text in [&d.fw_version, &d.node_type, &d.protocol, &d.pci, &d.pf]
@@ -117,7 +117,7 @@ pub fn check_devices(devices: &[crate::model::Device]) -> Result<(), String> {
 }
 
 /// The snapshot's own labels and warnings.
-pub fn check_meta(meta: &crate::model::Meta) -> Result<(), String> {
+pub(crate) fn check_meta(meta: &crate::model::Meta) -> Result<(), String> {
     label("the host name", &meta.host, MAX_LABEL_BYTES)?;
     label("the kernel release", &meta.kernel, MAX_LABEL_BYTES)?;
     if meta.warnings.len() > MAX_WARNINGS || meta.hidden_fields.len() > MAX_WARNINGS {
@@ -136,7 +136,7 @@ pub fn check_meta(meta: &crate::model::Meta) -> Result<(), String> {
 
 /// The four lists of one snapshot (devices, processes, tallies, objects)
 /// hold at most `MAX_ENTRIES` entries together.
-pub fn check_entries(lengths: [usize; 4]) -> Result<(), String> {
+pub(crate) fn check_entries(lengths: [usize; 4]) -> Result<(), String> {
     let total: usize = lengths.iter().sum();
     if total > MAX_ENTRIES {
         let [d, p, t, o] = lengths;
@@ -149,14 +149,14 @@ pub fn check_entries(lengths: [usize; 4]) -> Result<(), String> {
 }
 
 /// Stops reading after `limit` bytes, remembering that there was more.
-pub struct CountingReader<R> {
+pub(crate) struct CountingReader<R> {
     inner: R,
     left: u64,
     over: bool,
 }
 
 impl<R: Read> CountingReader<R> {
-    pub fn new(inner: R, limit: u64) -> Self {
+    pub(crate) fn new(inner: R, limit: u64) -> Self {
         CountingReader {
             inner,
             left: limit,
@@ -165,7 +165,7 @@ impl<R: Read> CountingReader<R> {
     }
 
     /// Whether the input went on past the limit.
-    pub fn over_limit(&self) -> bool {
+    pub(crate) fn over_limit(&self) -> bool {
         self.over
     }
 }
@@ -234,25 +234,25 @@ where
     .map(Some)
 }
 
-pub fn devices<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(crate) fn devices<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<Vec<T>>, D::Error> {
     bounded(d, MAX_DEVICES, "devices")
 }
 
-pub fn processes<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(crate) fn processes<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<Vec<T>>, D::Error> {
     bounded(d, MAX_PROCESSES, "processes")
 }
 
-pub fn tallies<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(crate) fn tallies<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<Vec<T>>, D::Error> {
     bounded(d, MAX_TALLIES, "tallies")
 }
 
-pub fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(crate) fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<Vec<T>>, D::Error> {
     bounded(d, MAX_OBJECTS, "objects")

@@ -14,16 +14,16 @@
 //!
 //! Recording while a session runs is `session::RecordingSource`.
 
-pub mod damage;
-pub mod error;
+pub(crate) mod damage;
+pub(crate) mod error;
 pub mod format;
-pub mod frame_check;
-pub mod limits;
+pub(crate) mod frame_check;
+pub(crate) mod limits;
 pub mod payload;
-pub mod read_at;
-pub mod replay;
-pub mod scan;
-pub mod writer;
+pub(crate) mod read_at;
+pub(crate) mod replay;
+pub(crate) mod scan;
+pub(crate) mod writer;
 
 pub use error::RecordError;
 pub use replay::{Recorded, ReplaySource};

@@ -15,11 +15,11 @@ use flate2::write::DeflateEncoder;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 
-pub const KEYFRAME_EVERY: u32 = 60;
+pub(crate) const KEYFRAME_EVERY: u32 = 60;
 
 /// A payload inflating to more than this is not one restop wrote (a host
 /// with 10 000 processes and every object in detail is far below).
-pub const MAX_INFLATED: u64 = 64 << 20;
+pub(crate) const MAX_INFLATED: u64 = 64 << 20;
 
 const PART_NAMES: [&str; 4] = ["devices", "processes", "tallies", "objects"];
 
@@ -33,7 +33,7 @@ pub struct Parts {
 }
 
 impl Parts {
-    pub fn into_snapshot(self, meta: Meta) -> Snapshot {
+    pub(crate) fn into_snapshot(self, meta: Meta) -> Snapshot {
         Snapshot {
             meta,
             devices: self.devices,
@@ -176,7 +176,7 @@ fn parse(payload: &[u8], flags: u8) -> Result<Frame, String> {
 }
 
 /// How many entries each of the four lists of a snapshot holds.
-pub type Lengths = [usize; 4];
+pub(crate) type Lengths = [usize; 4];
 
 /// Whether a snapshot frame (its CRC already checked) can be decoded:
 /// `base` holds the list lengths of the earlier snapshot frame it may build

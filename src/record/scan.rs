@@ -29,7 +29,7 @@ pub struct SessionInfo {
 
 /// Where one snapshot frame is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RecordEntry {
+pub(crate) struct RecordEntry {
     pub offset: u64,
     pub payload_len: u32,
     pub flags: u8,
@@ -40,7 +40,7 @@ pub struct RecordEntry {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Scan {
+pub(crate) struct Scan {
     pub format_version: u16,
     /// The restop version that created the file.
     pub written_by: String,
@@ -55,7 +55,7 @@ pub struct Scan {
 
 impl Scan {
     /// Everything a reader should be told about damage, if any.
-    pub fn note(&self) -> Option<String> {
+    pub(crate) fn note(&self) -> Option<String> {
         let notes: Vec<String> = self
             .gaps
             .iter()
@@ -69,13 +69,13 @@ impl Scan {
 /// Reads the header and every intact frame of `bytes`. Errors only when the
 /// file is not a readable recording at all; damage after the header is
 /// reported in `Scan::gaps` and `Scan::ending`.
-pub fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
+pub(crate) fn scan(bytes: &dyn ReadAt, path: &str) -> Result<Scan, RecordError> {
     scan_checking(bytes, path, Payloads::Decode)
 }
 
 /// How much of a snapshot frame the scan checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Payloads {
+pub(crate) enum Payloads {
     /// That it decodes, as a reader needs (`--replay`).
     Decode,
     /// Only its CRC: where frames are is all an append needs to know.
@@ -83,7 +83,7 @@ pub enum Payloads {
 }
 
 /// `scan`, checking snapshot payloads as `payloads` says.
-pub fn scan_checking(
+pub(crate) fn scan_checking(
     bytes: &dyn ReadAt,
     path: &str,
     payloads: Payloads,

@@ -276,7 +276,7 @@ fn close_on_forced_exit(
 }
 
 /// A new recording's mode: it holds other users' command lines and names.
-pub const RECORDING_MODE: u32 = 0o600;
+pub(crate) const RECORDING_MODE: u32 = 0o600;
 
 /// Opens `path` for appending without being led elsewhere: in a directory
 /// nobody else can swap files in (`shared_dir`); a symlink at the

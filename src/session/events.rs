@@ -13,17 +13,17 @@ use crate::collect::monitor::wake::Bell;
 use std::time::{Duration, Instant};
 
 /// How long one slice of a wait lasts while a listener runs.
-pub const SLICE: Duration = Duration::from_millis(50);
+pub(crate) const SLICE: Duration = Duration::from_millis(50);
 
 /// A front end's waiter that also ends its wait when the bell rings.
-pub struct EventsOrWaiter<'a> {
+pub(crate) struct EventsOrWaiter<'a> {
     inner: &'a mut dyn Waiter,
     bell: &'a Bell,
     heard: u64,
 }
 
 impl<'a> EventsOrWaiter<'a> {
-    pub fn new(inner: &'a mut dyn Waiter, bell: &'a Bell) -> EventsOrWaiter<'a> {
+    pub(crate) fn new(inner: &'a mut dyn Waiter, bell: &'a Bell) -> EventsOrWaiter<'a> {
         EventsOrWaiter {
             inner,
             heard: bell.rung(),

@@ -16,7 +16,6 @@ pub mod open;
 pub mod pace;
 pub mod record;
 pub mod reopen;
-pub mod stalled;
 pub mod stop;
 
 use crate::model::{DetailScope, Snapshot, SourceKind};

@@ -31,10 +31,9 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
                 None => demo,
             })
         }
-        Origin::Live if super::stalled::asked() => Box::new(LiveSource::with_client(
-            crate::nldev::NldevClient::new(super::stalled::StalledKernel),
-            live_options(settings),
-        )),
+        Origin::Live if crate::collect::stalled::asked() => {
+            Box::new(crate::collect::stalled::source(live_options(settings)))
+        }
         Origin::Live if settings.mode == Mode::Export => {
             let options = live_options(settings);
             Box::new(Reopening::new(SourceKind::Live, move || {
@@ -47,7 +46,7 @@ pub fn open_source(settings: &Settings) -> Result<Box<dyn Source>> {
 
 /// How the live host is read: the source group, under `RESTOP_HOST_ROOT`
 /// when one is set.
-pub fn live_options(settings: &Settings) -> LiveOptions {
+pub(crate) fn live_options(settings: &Settings) -> LiveOptions {
     // In a container the node's /proc, /sys and /var/log are mounted under one
     // directory (docs/kubernetes.md): `RESTOP_HOST_ROOT=/host`.
     let host = std::env::var_os("RESTOP_HOST_ROOT")

@@ -9,7 +9,7 @@ use crate::source::{CollectError, CollectRequest, Source};
 
 /// Where the failures of a write are told besides the snapshot (stderr in
 /// `--once` and `--batch`; the interactive view shows the snapshot's warning).
-pub type Notice = Box<dyn FnMut(&str) + Send>;
+pub(crate) type Notice = Box<dyn FnMut(&str) + Send>;
 
 pub struct RecordingSource {
     inner: Box<dyn Source>,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 /// The forms every duration error lists.
-pub const DURATION_FORMS: &str = "e.g. 500ms, 2s, 1m30s, 1h, 1.5 (seconds)";
+pub(crate) const DURATION_FORMS: &str = "e.g. 500ms, 2s, 1m30s, 1h, 1.5 (seconds)";
 
 /// Below a millisecond the kernel cannot even answer.
 const MIN_SECONDS: f64 = 0.001;

@@ -4,7 +4,7 @@
 //! `restop export`'s own defaults are written here once; the command line's
 //! help and the clap definitions name these constants.
 
-pub use super::listen::DEFAULT_LISTEN;
+pub(crate) use super::listen::DEFAULT_LISTEN;
 use crate::model::owner_group::OwnerGroup;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,10 +12,10 @@ use std::time::Duration;
 
 /// Collection interval when `-d` is not given: Prometheus' usual scrape
 /// interval. Collecting faster than the scrapes only costs the kernel work.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
+pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 
 /// Owners per resource type that get a series of their own (`--top`).
-pub const DEFAULT_TOP: u16 = 20;
+pub(crate) const DEFAULT_TOP: u16 = 20;
 
 /// Where the metrics go.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -59,7 +59,7 @@ impl Default for InteractiveSettings {
 /// `LC_ALL`, `LC_CTYPE`, `LANG`, as the C library reads them) is not UTF-8,
 /// as with `LANG=C`: the terminal may then show none of the view's symbols.
 /// With none of them set the view stays Unicode, as most terminals today are.
-pub fn locale_is_not_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn locale_is_not_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
     let Some(locale) = ["LC_ALL", "LC_CTYPE", "LANG"]
         .into_iter()
         .filter_map(&var)

@@ -7,12 +7,13 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, ToSocketAddrs};
 
 /// `127.0.0.1:9879`: this host only.
-pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9879));
+pub(crate) const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9879));
 
 /// Parses `HOST:PORT` (`127.0.0.1:9879`, `[::1]:9879`, `localhost:9879`,
 /// `0.0.0.0:9879`). A bare `:PORT` is refused: it would silently mean every
 /// interface.
-pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+pub(crate) fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     let text = text.trim();
     if text.starts_with(':') {
         return Err(format!(
@@ -32,7 +33,7 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
 }
 
 /// Whether only this host can connect.
-pub fn is_loopback(addr: &SocketAddr) -> bool {
+pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
 }
 

@@ -24,7 +24,7 @@ pub struct Loaded {
 }
 
 /// The default place of the config file, from the environment.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     default_path_from(
         std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
         std::env::var_os("HOME").map(PathBuf::from),
@@ -32,7 +32,7 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// The XDG rule: `$XDG_CONFIG_HOME` when it is an absolute path, else `$HOME/.config`.
-pub fn default_path_from(xdg: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
+pub(crate) fn default_path_from(xdg: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
     let base = match xdg {
         Some(dir) if dir.is_absolute() => dir,
         _ => home.filter(|h| h.is_absolute())?.join(".config"),

@@ -16,15 +16,15 @@
 //! `values` the other shared value parsers; `file` parses the config file;
 //! `locate` finds and reads it.
 
-pub mod duration;
-pub mod export;
-pub mod file;
-pub mod interactive;
-pub mod listen;
+pub(crate) mod duration;
+pub(crate) mod export;
+pub(crate) mod file;
+pub(crate) mod interactive;
+pub(crate) mod listen;
 pub mod locate;
-pub mod report;
-pub mod source;
-pub mod values;
+pub(crate) mod report;
+pub(crate) mod source;
+pub(crate) mod values;
 
 use crate::model::filter::Filter;
 use crate::model::history::HistoryConfig;
@@ -51,12 +51,7 @@ pub enum Mode {
     Export,
 }
 
-impl Mode {
-    /// One collection, one rendering: `--once` or `--json`.
-    pub fn is_once(self) -> bool {
-        matches!(self, Mode::Once | Mode::Json)
-    }
-}
+impl Mode {}
 
 /// Everything a run of restop was asked to do, validated.
 #[derive(Clone, Debug, Default, PartialEq)]

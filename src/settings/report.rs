@@ -8,7 +8,7 @@ use crate::model::owner_group::OwnerGroup;
 
 /// Rows of the consumers table and of the ERROR-QP list in `--once` when
 /// nothing sets `--top`.
-pub const DEFAULT_TOP: usize = 20;
+pub(crate) const DEFAULT_TOP: usize = 20;
 
 /// How the report's tables are cut and ordered.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,7 +18,7 @@ use std::io::Write;
 const LEAVE_VIEW: &[u8] = b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?25h\x1b[?1049l";
 
 /// The controlling terminal's settings, when there is one.
-pub struct Saved(Option<Termios>);
+pub(super) struct Saved(Option<Termios>);
 
 fn open_tty() -> Option<File> {
     let fd = nix::fcntl::open(
@@ -31,12 +31,12 @@ fn open_tty() -> Option<File> {
 }
 
 impl Saved {
-    pub fn capture() -> Saved {
+    pub(super) fn capture() -> Saved {
         Saved(open_tty().and_then(|tty| termios::tcgetattr(&tty).ok()))
     }
 
     /// Puts the settings back if the canonical mode or echo changed.
-    pub fn restore(&self) {
+    pub(super) fn restore(&self) {
         let Some(saved) = &self.0 else { return };
         let Some(mut tty) = open_tty() else { return };
         let Ok(now) = termios::tcgetattr(&tty) else {

@@ -21,11 +21,11 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// How long the normal path has to end the run after a termination signal.
-pub const GRACE: Duration = Duration::from_millis(400);
+pub(crate) const GRACE: Duration = Duration::from_millis(400);
 
 /// How long the exit hooks may take before the process ends anyway (a disk
 /// that does not answer must not hold the exit back).
-pub const HOOK_TIME: Duration = Duration::from_millis(300);
+pub(crate) const HOOK_TIME: Duration = Duration::from_millis(300);
 
 /// The write end of the watchdog's pipe, for the signal handler; -1 before
 /// the watchdog runs.
@@ -69,7 +69,7 @@ impl Drop for ExitHook {
 
 /// Called from the signal handler: only async-signal-safe work (an atomic
 /// load and a non-blocking `write(2)`).
-pub fn notify(signal: libc::c_int) {
+pub(crate) fn notify(signal: libc::c_int) {
     let fd = PIPE_WRITE.load(Ordering::SeqCst);
     if fd >= 0 {
         let byte = u8::try_from(signal).unwrap_or(0);
@@ -80,7 +80,7 @@ pub fn notify(signal: libc::c_int) {
 }
 
 /// A signal guard now exists: starts the watchdog on first use.
-pub fn arm() -> std::io::Result<()> {
+pub(crate) fn arm() -> std::io::Result<()> {
     if STARTED.get().is_none() {
         start()?;
         let _ = STARTED.set(());
@@ -91,11 +91,11 @@ pub fn arm() -> std::io::Result<()> {
 
 /// A signal guard was dropped.
 /// True while a signal guard is alive.
-pub fn is_armed() -> bool {
+pub(crate) fn is_armed() -> bool {
     ARMED.load(Ordering::SeqCst) > 0
 }
 
-pub fn disarm() {
+pub(crate) fn disarm() {
     let _ = ARMED.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
 }
 

@@ -8,7 +8,7 @@
 //! Read-only: restop never sends `STAT_SET`/`STAT_DEL`. Each port's netdev
 //! is read alongside (`collect::netdev`).
 
-pub mod sysfs;
+pub(crate) mod sysfs;
 
 use crate::collect::netdev::NetdevReader;
 use crate::model::counters::bound::BoundCounter;
@@ -25,7 +25,7 @@ type PortKey = (u32, String, u32);
 
 /// Reads counters and keeps the previous read of every port.
 #[derive(Debug)]
-pub struct CounterReader {
+pub(crate) struct CounterReader {
     sys_root: PathBuf,
     previous: HashMap<PortKey, CounterRead>,
     /// The kernel answered EOPNOTSUPP: it has no `STAT_GET`; use sysfs only.
@@ -36,7 +36,7 @@ pub struct CounterReader {
 }
 
 impl CounterReader {
-    pub fn new(sys_root: PathBuf) -> CounterReader {
+    pub(crate) fn new(sys_root: PathBuf) -> CounterReader {
         CounterReader {
             netdev: NetdevReader::new(sys_root.clone()),
             sys_root,
@@ -47,7 +47,7 @@ impl CounterReader {
     }
 
     /// Reads the counters of every port of `device` into its ports.
-    pub fn read_device<T: Transport>(
+    pub(crate) fn read_device<T: Transport>(
         &mut self,
         client: &mut NldevClient<T>,
         device: &mut Device,
@@ -110,7 +110,7 @@ impl CounterReader {
     }
 
     /// Forgets ports that are no longer there (after a collection).
-    pub fn retain(&mut self, devices: &[Device]) {
+    pub(crate) fn retain(&mut self, devices: &[Device]) {
         let netdevs: HashSet<String> = devices
             .iter()
             .flat_map(|d| &d.ports)

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// What one counter directory gave.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct CounterDir {
+pub(crate) struct CounterDir {
     /// Whether the directory exists at all.
     pub present: bool,
     pub values: BTreeMap<String, u64>,
@@ -21,7 +21,7 @@ pub struct CounterDir {
     pub problems: Vec<String>,
 }
 
-pub fn port_dir(sys_root: &Path, device: &str, port: u32) -> PathBuf {
+pub(crate) fn port_dir(sys_root: &Path, device: &str, port: u32) -> PathBuf {
     sys_root
         .join("class/infiniband")
         .join(device)
@@ -33,7 +33,7 @@ pub fn port_dir(sys_root: &Path, device: &str, port: u32) -> PathBuf {
 const NOT_COUNTERS: &[&str] = &["lifespan"];
 
 /// Reads every file of `dir` as one decimal counter.
-pub fn read_counter_dir(dir: &Path) -> CounterDir {
+pub(crate) fn read_counter_dir(dir: &Path) -> CounterDir {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return CounterDir::default(),
@@ -76,7 +76,7 @@ pub fn read_counter_dir(dir: &Path) -> CounterDir {
 }
 
 /// The port's `rate` file, trimmed; `None` when absent or unreadable.
-pub fn read_rate(port_dir: &Path) -> Option<String> {
+pub(crate) fn read_rate(port_dir: &Path) -> Option<String> {
     let text = fs::read_to_string(port_dir.join("rate")).ok()?;
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_string())

@@ -43,7 +43,7 @@ fn room(n: usize) -> usize {
 
 /// An `AF_INET` datagram socket to issue the ioctls on (any socket of the
 /// network namespace would do).
-pub fn socket() -> io::Result<OwnedFd> {
+pub(crate) fn socket() -> io::Result<OwnedFd> {
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socket};
     socket(
         AddressFamily::Inet,
@@ -112,7 +112,7 @@ fn count(fd: &OwnedFd, netdev: &str) -> io::Result<Option<usize>> {
 
 /// The names from a `struct ethtool_gstrings` buffer: `len` at bytes 8..12,
 /// then `len` NUL-padded 32-byte names. `None` if it claims more than `cap`.
-pub fn decode_strings(bytes: &[u8], cap: usize) -> Option<Vec<String>> {
+pub(crate) fn decode_strings(bytes: &[u8], cap: usize) -> Option<Vec<String>> {
     let len = bytes.get(8..12)?.try_into().ok().map(u32::from_ne_bytes)? as usize;
     if len > cap {
         return None;
@@ -130,7 +130,7 @@ pub fn decode_strings(bytes: &[u8], cap: usize) -> Option<Vec<String>> {
 
 /// The values from a `struct ethtool_stats` buffer (`n_stats` at bytes
 /// 4..8, then the u64 values); `None` if it claims more than `cap`.
-pub fn decode_stats(words: &[u64], cap: usize) -> Option<Vec<u64>> {
+pub(crate) fn decode_stats(words: &[u64], cap: usize) -> Option<Vec<u64>> {
     let first = words.first()?.to_ne_bytes();
     let n = u32::from_ne_bytes([first[4], first[5], first[6], first[7]]) as usize;
     if n > cap {
@@ -141,7 +141,7 @@ pub fn decode_stats(words: &[u64], cap: usize) -> Option<Vec<u64>> {
 
 /// Names with their values; a name the driver repeats (some list a counter
 /// per queue under one name) keeps its first value.
-pub fn named(names: &[String], values: &[u64]) -> BTreeMap<String, u64> {
+pub(crate) fn named(names: &[String], values: &[u64]) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     for (name, &v) in names.iter().zip(values) {
         if !name.is_empty() {
@@ -153,7 +153,7 @@ pub fn named(names: &[String], values: &[u64]) -> BTreeMap<String, u64> {
 
 /// Reads a netdev's named statistics, keeping each netdev's names.
 #[derive(Default)]
-pub struct DriverStats {
+pub(crate) struct DriverStats {
     fd: Option<OwnedFd>,
     names: BTreeMap<String, Vec<String>>,
 }
@@ -168,7 +168,7 @@ impl std::fmt::Debug for DriverStats {
 
 impl DriverStats {
     /// `ethtool -S <netdev>`; an empty map when the driver has none.
-    pub fn read(&mut self, netdev: &str) -> io::Result<BTreeMap<String, u64>> {
+    pub(crate) fn read(&mut self, netdev: &str) -> io::Result<BTreeMap<String, u64>> {
         let fd = match self.fd.take() {
             Some(fd) => fd,
             None => socket()?,
@@ -209,7 +209,7 @@ impl DriverStats {
     }
 
     /// Forgets netdevs not in `keep`.
-    pub fn retain(&mut self, keep: &[&str]) {
+    pub(crate) fn retain(&mut self, keep: &[&str]) {
         self.names.retain(|n, _| keep.contains(&n.as_str()));
     }
 }

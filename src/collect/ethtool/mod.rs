@@ -3,5 +3,5 @@
 //! the `SIOCETHTOOL` ioctl (`ioctl.rs`). `collect::netdev` reads both for
 //! every RoCE port's netdev.
 
-pub mod ioctl;
-pub mod netlink;
+pub(crate) mod ioctl;
+pub(crate) mod netlink;

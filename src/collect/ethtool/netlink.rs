@@ -25,8 +25,8 @@ const CTRL_ATTR_FAMILY_ID: u16 = 1;
 const CTRL_ATTR_FAMILY_NAME: u16 = 2;
 
 /// `include/uapi/linux/ethtool_netlink.h`.
-pub const ETHTOOL_MSG_PAUSE_GET: u8 = 21;
-pub const ETHTOOL_MSG_STATS_GET: u8 = 32;
+pub(crate) const ETHTOOL_MSG_PAUSE_GET: u8 = 21;
+pub(crate) const ETHTOOL_MSG_STATS_GET: u8 = 32;
 const ETHTOOL_A_HEADER_DEV_NAME: u16 = 2;
 const ETHTOOL_A_HEADER_FLAGS: u16 = 3;
 const ETHTOOL_FLAG_STATS: u32 = 1 << 2;
@@ -86,7 +86,7 @@ const RMON_NAMES: &[&str] = &[
 
 /// Why ethtool netlink gave nothing for a netdev.
 #[derive(Debug)]
-pub enum EthtoolError {
+pub(crate) enum EthtoolError {
     /// The kernel has no `ethtool` genetlink family (before 5.6).
     NoFamily,
     /// The kernel refused the request (EOPNOTSUPP: the driver has no such
@@ -140,7 +140,7 @@ fn nest(kind: u16, inner: &[u8]) -> Vec<u8> {
 
 /// `nlmsghdr` + `genlmsghdr` + attributes; acknowledged, so every
 /// exchange ends with `NLMSG_ERROR`.
-pub fn request(family: u16, cmd: u8, seq: u32, attributes: &[u8]) -> Vec<u8> {
+pub(crate) fn request(family: u16, cmd: u8, seq: u32, attributes: &[u8]) -> Vec<u8> {
     const NLM_F_REQUEST: u16 = 1;
     const NLM_F_ACK: u16 = 4;
     let len = 16 + 4 + attributes.len();
@@ -169,7 +169,7 @@ fn header(kind: u16, netdev: &str) -> Vec<u8> {
     nest(kind, &inner)
 }
 
-pub fn pause_request(family: u16, seq: u32, netdev: &str) -> Vec<u8> {
+pub(crate) fn pause_request(family: u16, seq: u32, netdev: &str) -> Vec<u8> {
     request(
         family,
         ETHTOOL_MSG_PAUSE_GET,
@@ -179,7 +179,7 @@ pub fn pause_request(family: u16, seq: u32, netdev: &str) -> Vec<u8> {
 }
 
 /// eth-mac, eth-ctrl and rmon, as a compact bitset without a mask.
-pub fn stats_request(family: u16, seq: u32, netdev: &str) -> Vec<u8> {
+pub(crate) fn stats_request(family: u16, seq: u32, netdev: &str) -> Vec<u8> {
     let mut attributes = header(ETHTOOL_A_STATS_HEADER, netdev);
     let mut bitset = Vec::new();
     put_attr(&mut bitset, ETHTOOL_A_BITSET_NOMASK, &[]);
@@ -190,14 +190,14 @@ pub fn stats_request(family: u16, seq: u32, netdev: &str) -> Vec<u8> {
     request(family, ETHTOOL_MSG_STATS_GET, seq, &attributes)
 }
 
-pub fn family_request(seq: u32) -> Vec<u8> {
+pub(crate) fn family_request(seq: u32) -> Vec<u8> {
     let mut attributes = Vec::new();
     put_attr(&mut attributes, CTRL_ATTR_FAMILY_NAME, b"ethtool\0");
     request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, seq, &attributes)
 }
 
 /// The family id in a `CTRL_CMD_NEWFAMILY` reply's attributes.
-pub fn parse_family_id(payload: &[u8]) -> Result<Option<u16>, TlvError> {
+pub(crate) fn parse_family_id(payload: &[u8]) -> Result<Option<u16>, TlvError> {
     for a in attrs(payload) {
         let a = a?;
         if a.kind == CTRL_ATTR_FAMILY_ID {
@@ -209,7 +209,7 @@ pub fn parse_family_id(payload: &[u8]) -> Result<Option<u16>, TlvError> {
 
 /// `pause.tx_frames` / `pause.rx_frames` from a `PAUSE_GET` reply's
 /// attributes; nothing when the driver has no pause statistics.
-pub fn parse_pause(payload: &[u8]) -> Result<BTreeMap<String, u64>, TlvError> {
+pub(crate) fn parse_pause(payload: &[u8]) -> Result<BTreeMap<String, u64>, TlvError> {
     let mut out = BTreeMap::new();
     for a in attrs(payload) {
         let a = a?;
@@ -231,7 +231,7 @@ pub fn parse_pause(payload: &[u8]) -> Result<BTreeMap<String, u64>, TlvError> {
 
 /// `group.Name` → value from a `STATS_GET` reply's attributes. The kernel
 /// sends only the counters the driver fills; histograms are left out.
-pub fn parse_stats(payload: &[u8]) -> Result<BTreeMap<String, u64>, TlvError> {
+pub(crate) fn parse_stats(payload: &[u8]) -> Result<BTreeMap<String, u64>, TlvError> {
     let mut out = BTreeMap::new();
     for a in attrs(payload) {
         let a = a?;
@@ -272,7 +272,7 @@ pub fn parse_stats(payload: &[u8]) -> Result<BTreeMap<String, u64>, TlvError> {
 }
 
 /// An ethtool netlink client over any transport (tests replay bytes).
-pub struct EthtoolNetlink<T: Transport> {
+pub(crate) struct EthtoolNetlink<T: Transport> {
     transport: T,
     /// The family id, once resolved; `Err` once the kernel said it has none.
     family: Option<Result<u16, ()>>,
@@ -280,7 +280,7 @@ pub struct EthtoolNetlink<T: Transport> {
 }
 
 impl<T: Transport> EthtoolNetlink<T> {
-    pub fn new(transport: T) -> EthtoolNetlink<T> {
+    pub(crate) fn new(transport: T) -> EthtoolNetlink<T> {
         EthtoolNetlink {
             transport,
             family: None,
@@ -355,7 +355,7 @@ impl<T: Transport> EthtoolNetlink<T> {
     }
 
     /// The standard pause group of `netdev`.
-    pub fn pause(&mut self, netdev: &str) -> Result<BTreeMap<String, u64>, EthtoolError> {
+    pub(crate) fn pause(&mut self, netdev: &str) -> Result<BTreeMap<String, u64>, EthtoolError> {
         let family = self.family()?;
         let replies = self.exchange("ETHTOOL_MSG_PAUSE_GET", |seq| {
             pause_request(family, seq, netdev)
@@ -368,7 +368,7 @@ impl<T: Transport> EthtoolNetlink<T> {
     }
 
     /// The eth-mac, eth-ctrl and rmon groups of `netdev`.
-    pub fn stats(&mut self, netdev: &str) -> Result<BTreeMap<String, u64>, EthtoolError> {
+    pub(crate) fn stats(&mut self, netdev: &str) -> Result<BTreeMap<String, u64>, EthtoolError> {
         let family = self.family()?;
         let replies = self.exchange("ETHTOOL_MSG_STATS_GET", |seq| {
             stats_request(family, seq, netdev)

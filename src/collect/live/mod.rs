@@ -360,7 +360,7 @@ impl<T: Transport> LiveSource<T> {
         match &self.events {
             Listening::Undecided => None,
             Listening::On(_) => Some(true),
-            Listening::Off(_) => Some(false),
+            Listening::Off => Some(false),
         }
     }
 
@@ -409,12 +409,12 @@ impl<T: Transport + Send> Source for LiveSource<T> {
 /// Opens a live source inside another namespace: its sockets (requests and
 /// device events) opened there, no libibverbs (that namespace's uverbs devices
 /// cannot be opened from here), no namespaces of its own to look for.
-pub struct LiveNamespaceOpener {
+pub(crate) struct LiveNamespaceOpener {
     options: LiveOptions,
 }
 
 impl LiveNamespaceOpener {
-    pub fn new(options: LiveOptions) -> LiveNamespaceOpener {
+    pub(crate) fn new(options: LiveOptions) -> LiveNamespaceOpener {
         LiveNamespaceOpener { options }
     }
 }

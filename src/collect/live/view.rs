@@ -41,7 +41,7 @@ pub(super) struct ObjectView {
 impl ObjectView {
     /// Every type's tallies summed per (owner, device), in a stable order
     /// (device, then owner).
-    pub fn tallies(&self) -> Vec<Tally> {
+    pub(super) fn tallies(&self) -> Vec<Tally> {
         let mut merged: FxHashMap<(OwnerKey, u32), Tally> = FxHashMap::default();
         for view in self.types.values() {
             for t in &view.tallies {
@@ -61,7 +61,7 @@ impl ObjectView {
     }
 
     /// Kept objects in dump order: per device, parents first.
-    pub fn objects(&self) -> Vec<Object> {
+    pub(super) fn objects(&self) -> Vec<Object> {
         let rank = |t: ResourceType| DUMP_ORDER.iter().position(|d| *d == t).unwrap_or(0);
         let mut objects: Vec<Object> = self
             .types
@@ -73,7 +73,7 @@ impl ObjectView {
     }
 
     /// The processes `tallies` name, with the details last read.
-    pub fn processes(&self, tallies: &[Tally]) -> Vec<ProcessInfo> {
+    pub(super) fn processes(&self, tallies: &[Tally]) -> Vec<ProcessInfo> {
         let keys: BTreeSet<ProcessKey> = tallies
             .iter()
             .filter_map(|t| match &t.owner {
@@ -92,7 +92,7 @@ impl ObjectView {
     }
 
     /// Fields the kernel withheld, and the warning saying so.
-    pub fn hidden(&self) -> (Vec<String>, Option<Warning>) {
+    pub(super) fn hidden(&self) -> (Vec<String>, Option<Warning>) {
         let mut all = HiddenFields::default();
         for view in self.types.values() {
             all.absorb(&view.hidden);

@@ -15,7 +15,7 @@
 //! `PORT_GET`), with objects and counters still on their own rhythm. Where
 //! the kernel sends no events the devices are simply read at every tick.
 
-pub mod wake;
+pub(crate) mod wake;
 
 use crate::nldev::consts::RDMA_NL_GROUP_NOTIFY;
 use crate::nldev::event::parse_events;
@@ -39,7 +39,7 @@ const MAX_QUEUED: usize = 256;
 
 /// A running listener; dropping it tells the thread to end (within
 /// [`STOP_POLL`], without waiting for it: a `--once` run does not wait).
-pub struct DeviceMonitor {
+pub(crate) struct DeviceMonitor {
     stop: Arc<AtomicBool>,
     heard: Arc<Mutex<Heard>>,
     thread: Option<JoinHandle<()>>,
@@ -60,7 +60,7 @@ impl std::fmt::Debug for DeviceMonitor {
 
 impl DeviceMonitor {
     /// Joins the notification group in restop's namespace, or in `netns`.
-    pub fn start(netns: Option<&Path>) -> Result<DeviceMonitor, NlError> {
+    pub(crate) fn start(netns: Option<&Path>) -> Result<DeviceMonitor, NlError> {
         let socket = match netns {
             None => notify_socket()?,
             Some(path) => crate::nldev::netns::in_netns(path, || {
@@ -95,17 +95,12 @@ impl DeviceMonitor {
     /// The events heard since the last call, oldest first, and what went
     /// wrong with the listener (it stops after a failure; the devices are
     /// still read every tick).
-    pub fn take(&self) -> (Vec<DeviceEvent>, Vec<String>) {
+    pub(crate) fn take(&self) -> (Vec<DeviceEvent>, Vec<String>) {
         let mut heard = self.heard.lock().unwrap_or_else(PoisonError::into_inner);
         (
             std::mem::take(&mut heard.events),
             std::mem::take(&mut heard.problems),
         )
-    }
-
-    /// Whether the thread still listens.
-    pub fn is_listening(&self) -> bool {
-        self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 }
 
@@ -179,20 +174,24 @@ fn listen(socket: neli::socket::NlSocket, stop: &AtomicBool, heard: &Mutex<Heard
 
 /// What a listener's owner keeps: the listener, or why there is none.
 #[derive(Debug, Default)]
-pub enum Listening {
+pub(crate) enum Listening {
     /// Not decided yet (no `SYS_GET` answer so far).
     #[default]
     Undecided,
     On(DeviceMonitor),
-    /// No listener, and why (the kernel sends no events, it could not be opened,
-    /// `--no-device-events`).
-    Off(String),
+    /// No listener (the kernel sends no events, it could not be opened,
+    /// `--no-device-events`); why goes to the debug log as `decide`'s note.
+    Off,
 }
 
 impl Listening {
     /// Starts listening when the kernel offers events (`SYS_GET`'s monitor mode);
     /// decides once. Returns a note for the debug log when something was decided.
-    pub fn decide(&mut self, offered: Option<bool>, netns: Option<&PathBuf>) -> Option<String> {
+    pub(crate) fn decide(
+        &mut self,
+        offered: Option<bool>,
+        netns: Option<&PathBuf>,
+    ) -> Option<String> {
         if !matches!(self, Listening::Undecided) {
             return None;
         }
@@ -206,19 +205,19 @@ impl Listening {
                     let why = format!(
                         "device events could not be joined ({e}): devices polled every tick"
                     );
-                    (Listening::Off(why.clone()), why)
+                    (Listening::Off, why)
                 }
             },
             _ => {
                 let why = "device events: this kernel sends none (SYS_GET has no monitor mode): devices polled every tick".to_string();
-                (Listening::Off(why.clone()), why)
+                (Listening::Off, why)
             }
         };
         *self = next;
         Some(note)
     }
 
-    pub fn take(&self) -> (Vec<DeviceEvent>, Vec<String>) {
+    pub(crate) fn take(&self) -> (Vec<DeviceEvent>, Vec<String>) {
         match self {
             Listening::On(m) => m.take(),
             _ => (Vec::new(), Vec::new()),
@@ -235,10 +234,10 @@ mod tests {
         let mut l = Listening::default();
         let note = l.decide(None, None).unwrap();
         assert!(note.contains("polled every tick"), "{note}");
-        assert!(matches!(l, Listening::Off(_)));
+        assert!(matches!(l, Listening::Off));
         assert_eq!(l.decide(Some(true), None), None, "decided once");
         let mut l = Listening::default();
         l.decide(Some(false), None);
-        assert!(matches!(l, Listening::Off(_)));
+        assert!(matches!(l, Listening::Off));
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Rung once per datagram of events; read by the session's wait.
 #[derive(Debug, Default)]
-pub struct Bell {
+pub(crate) struct Bell {
     rung: AtomicU64,
     listeners: AtomicUsize,
 }
@@ -17,37 +17,38 @@ static BELL: Bell = Bell {
 };
 
 /// The one bell of the process.
-pub fn bell() -> &'static Bell {
+pub(crate) fn bell() -> &'static Bell {
     &BELL
 }
 
 impl Bell {
-    pub fn ring(&self) {
+    pub(crate) fn ring(&self) {
         self.rung.fetch_add(1, Ordering::SeqCst);
     }
 
     /// How many times it rang so far.
-    pub fn rung(&self) -> u64 {
+    pub(crate) fn rung(&self) -> u64 {
         self.rung.load(Ordering::SeqCst)
     }
 
     /// Whether any listener runs.
-    pub fn listening(&self) -> bool {
+    pub(crate) fn listening(&self) -> bool {
         self.listeners.load(Ordering::SeqCst) > 0
     }
 
     /// Counts one more listener (tests of the wait stand in for one).
-    pub fn add_listener(&self) {
+    #[cfg(test)]
+    pub(crate) fn add_listener(&self) {
         self.listeners.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 /// Counts a listener while it lives.
 #[derive(Debug)]
-pub struct Active(());
+pub(crate) struct Active(());
 
 impl Active {
-    pub fn new() -> Active {
+    pub(crate) fn new() -> Active {
         BELL.listeners.fetch_add(1, Ordering::SeqCst);
         Active(())
     }

@@ -10,7 +10,7 @@
 //! tick. A driver that refused once as unsupported is not asked again
 //! until its netdev goes away.
 
-pub mod sysfs;
+pub(crate) mod sysfs;
 
 use crate::collect::ethtool::ioctl::DriverStats;
 use crate::collect::ethtool::netlink::{EthtoolError, EthtoolNetlink};
@@ -35,7 +35,7 @@ enum Kind {
 }
 
 /// Reads netdevs and keeps each one's previous read.
-pub struct NetdevReader {
+pub(crate) struct NetdevReader {
     sys_root: PathBuf,
     previous: HashMap<NetdevKey, NetdevRead>,
     /// Whether the kernel's ethtool interfaces are read (they belong to the
@@ -63,12 +63,12 @@ impl NetdevReader {
     /// A reader of the host under `sys_root`; the kernel's ethtool
     /// statistics are read only when that is the real `/sys` (a test's
     /// fake tree gets the files alone).
-    pub fn new(sys_root: PathBuf) -> NetdevReader {
+    pub(crate) fn new(sys_root: PathBuf) -> NetdevReader {
         let ethtool = sys_root == Path::new("/sys");
         NetdevReader::with_ethtool(sys_root, ethtool)
     }
 
-    pub fn with_ethtool(sys_root: PathBuf, ethtool: bool) -> NetdevReader {
+    pub(crate) fn with_ethtool(sys_root: PathBuf, ethtool: bool) -> NetdevReader {
         NetdevReader {
             sys_root,
             previous: HashMap::new(),
@@ -82,14 +82,14 @@ impl NetdevReader {
 
     /// The netdev of `device`'s port `port`: the one nldev named, else the
     /// one sysfs's GID table names (kernels without `NDEV_*` on ports).
-    pub fn netdev_of(&self, device: &str, port: u32, named: Option<&str>) -> Option<String> {
+    pub(crate) fn netdev_of(&self, device: &str, port: u32, named: Option<&str>) -> Option<String> {
         named
             .map(str::to_string)
             .or_else(|| sysfs::gid_netdev(&self.sys_root, device, port))
     }
 
     /// One read of `name`.
-    pub fn read(&mut self, name: &str, ifindex: Option<u32>) -> NetdevCounters {
+    pub(crate) fn read(&mut self, name: &str, ifindex: Option<u32>) -> NetdevCounters {
         let mut out = NetdevCounters {
             name: name.to_string(),
             ifindex,
@@ -182,7 +182,7 @@ impl NetdevReader {
     }
 
     /// Forgets netdevs that are no longer ports' (after a collection).
-    pub fn retain(&mut self, seen: &HashSet<String>) {
+    pub(crate) fn retain(&mut self, seen: &HashSet<String>) {
         self.previous.retain(|(name, _), _| seen.contains(name));
         self.unsupported.retain(|(name, _), _| seen.contains(name));
         let keep: Vec<&str> = seen.iter().map(String::as_str).collect();

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// What a netdev's sysfs directory gave.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct NetdevFiles {
+pub(crate) struct NetdevFiles {
     /// Whether `/sys/class/net/<netdev>` exists (the netdev is in this
     /// network namespace).
     pub present: bool,
@@ -21,7 +21,7 @@ pub struct NetdevFiles {
     pub problems: Vec<String>,
 }
 
-pub fn read_netdev(sys_root: &Path, netdev: &str) -> NetdevFiles {
+pub(crate) fn read_netdev(sys_root: &Path, netdev: &str) -> NetdevFiles {
     // A name with a slash or a dot-dot would leave class/net.
     if netdev.is_empty() || netdev.contains('/') || netdev == "." || netdev == ".." {
         return NetdevFiles::default();
@@ -54,7 +54,7 @@ pub fn read_netdev(sys_root: &Path, netdev: &str) -> NetdevFiles {
 }
 
 /// The netdev of GID 0 of a port, when sysfs names one.
-pub fn gid_netdev(sys_root: &Path, device: &str, port: u32) -> Option<String> {
+pub(crate) fn gid_netdev(sys_root: &Path, device: &str, port: u32) -> Option<String> {
     let text =
         fs::read_to_string(port_dir(sys_root, device, port).join("gid_attrs/ndevs/0")).ok()?;
     let name = text.trim();

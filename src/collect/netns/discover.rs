@@ -31,7 +31,7 @@ pub struct NetnsEntry {
 
 /// At most this many pids are kept per namespace: enough to enter it when the
 /// first has exited, and to name its owner.
-pub const MAX_PIDS: usize = 4;
+pub(crate) const MAX_PIDS: usize = 4;
 
 /// What one look at `/proc` and `/var/run/netns` found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -130,7 +130,7 @@ pub fn scan(proc_root: &Path, own_pid: u32, run_netns: &[PathBuf]) -> NetnsScan 
 
 /// The inode of the namespace a `ns/net` link names: from the link's text
 /// (`net:[4026531840]`), else from the namespace file itself.
-pub fn netns_inode(link: &Path) -> Option<u64> {
+pub(crate) fn netns_inode(link: &Path) -> Option<u64> {
     match std::fs::read_link(link) {
         Ok(target) => link_inode(&target.to_string_lossy(), "net"),
         Err(_) => std::fs::metadata(link).ok().map(|m| m.ino()),

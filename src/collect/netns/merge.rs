@@ -10,7 +10,7 @@ use crate::model::{DeviceNetns, Snapshot, Warning, WarningKind};
 use std::collections::HashSet;
 
 /// Adds `theirs`, read in the namespace `netns`, to `host`.
-pub fn merge_namespace(host: &mut Snapshot, theirs: Snapshot, netns: &DeviceNetns) {
+pub(crate) fn merge_namespace(host: &mut Snapshot, theirs: Snapshot, netns: &DeviceNetns) {
     let known: HashSet<u32> = host.devices.iter().map(|d| d.index).collect();
     let mut added = HashSet::new();
     for mut device in theirs.devices {

@@ -19,7 +19,7 @@
 //! visible everywhere, so no namespace is entered and nothing is counted twice.
 
 pub mod discover;
-pub mod merge;
+pub(crate) mod merge;
 
 use self::discover::{NetnsEntry, NetnsScan, scan};
 use self::merge::merge_namespace;
@@ -37,7 +37,7 @@ pub trait NamespaceOpener: Send {
 
 /// The readers of the other namespaces, kept from one collection to the next
 /// (each with its sockets, object cadence and previous counter reads).
-pub struct Namespaces {
+pub(crate) struct Namespaces {
     opener: Box<dyn NamespaceOpener>,
     readers: BTreeMap<u64, Box<dyn Source>>,
     procs: ProcReader,
@@ -47,7 +47,7 @@ pub struct Namespaces {
 }
 
 impl Namespaces {
-    pub fn new(
+    pub(crate) fn new(
         opener: Box<dyn NamespaceOpener>,
         proc_root: PathBuf,
         run_netns: Vec<PathBuf>,
@@ -65,18 +65,13 @@ impl Namespaces {
 
     /// The process and pod resolution for the namespaces' owners (the
     /// kubelet's log directories, as for object owners).
-    pub fn with_procs(mut self, procs: ProcReader) -> Namespaces {
+    pub(crate) fn with_procs(mut self, procs: ProcReader) -> Namespaces {
         self.procs = procs;
         self
     }
 
-    /// How many namespaces are read now.
-    pub fn readers(&self) -> usize {
-        self.readers.len()
-    }
-
     /// Reads every other namespace and merges what it holds into `host`.
-    pub fn collect_into(&mut self, host: &mut Snapshot, request: &CollectRequest) {
+    pub(crate) fn collect_into(&mut self, host: &mut Snapshot, request: &CollectRequest) {
         let found = scan(&self.proc_root, self.own_pid, &self.run_netns);
         let mut unread: Vec<String> = Vec::new();
         if found.own.is_none() {

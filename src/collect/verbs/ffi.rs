@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 /// `struct ibv_device_attr` (verbs.h), field for field.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct IbvDeviceAttr {
+pub(super) struct IbvDeviceAttr {
     pub fw_ver: [c_char; 64],
     /// `__be64`
     pub node_guid: u64,
@@ -60,13 +60,13 @@ pub struct IbvDeviceAttr {
 /// library that (against its ABI promise) wrote a longer struct could not
 /// write past our buffer.
 #[repr(C)]
-pub struct AttrBuffer {
+pub(super) struct AttrBuffer {
     pub attr: IbvDeviceAttr,
     _slack: [u8; 256],
 }
 
 impl AttrBuffer {
-    pub fn zeroed() -> AttrBuffer {
+    pub(super) fn zeroed() -> AttrBuffer {
         // SAFETY: every field is an integer or an array of integers, for
         // which all-zero bytes are a valid value.
         unsafe { std::mem::zeroed() }
@@ -74,21 +74,22 @@ impl AttrBuffer {
 }
 
 /// `struct ibv_device` and `struct ibv_context`: only ever handled by pointer.
-pub type IbvDevice = c_void;
-pub type IbvContext = c_void;
+pub(super) type IbvDevice = c_void;
+pub(super) type IbvContext = c_void;
 
 /// `struct ibv_device **ibv_get_device_list(int *num_devices);`
-pub type GetDeviceList = unsafe extern "C" fn(num_devices: *mut c_int) -> *mut *mut IbvDevice;
+pub(super) type GetDeviceList =
+    unsafe extern "C" fn(num_devices: *mut c_int) -> *mut *mut IbvDevice;
 /// `void ibv_free_device_list(struct ibv_device **list);`
-pub type FreeDeviceList = unsafe extern "C" fn(list: *mut *mut IbvDevice);
+pub(super) type FreeDeviceList = unsafe extern "C" fn(list: *mut *mut IbvDevice);
 /// `const char *ibv_get_device_name(struct ibv_device *device);`
-pub type GetDeviceName = unsafe extern "C" fn(device: *mut IbvDevice) -> *const c_char;
+pub(super) type GetDeviceName = unsafe extern "C" fn(device: *mut IbvDevice) -> *const c_char;
 /// `struct ibv_context *ibv_open_device(struct ibv_device *device);`
-pub type OpenDevice = unsafe extern "C" fn(device: *mut IbvDevice) -> *mut IbvContext;
+pub(super) type OpenDevice = unsafe extern "C" fn(device: *mut IbvDevice) -> *mut IbvContext;
 /// `int ibv_close_device(struct ibv_context *context);`
-pub type CloseDevice = unsafe extern "C" fn(context: *mut IbvContext) -> c_int;
+pub(super) type CloseDevice = unsafe extern "C" fn(context: *mut IbvContext) -> c_int;
 /// `int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr);`
-pub type QueryDevice =
+pub(super) type QueryDevice =
     unsafe extern "C" fn(context: *mut IbvContext, attr: *mut IbvDeviceAttr) -> c_int;
 
 #[cfg(test)]

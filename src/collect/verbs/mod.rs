@@ -11,7 +11,7 @@
 //! and leaves restop's own objects out of the dumps (see `collect/live`).
 
 mod ffi;
-pub mod library;
+pub(crate) mod library;
 mod stderr;
 
 pub use library::{AttrReader, LIBIBVERBS, Libibverbs, VerbsError};
@@ -76,7 +76,7 @@ impl DeviceAttrs {
 
     /// Fills in the limits the kernel's summary did not give. A kernel
     /// maximum always wins: it is the same number, read without a context.
-    pub fn apply_to(&self, device: &mut Device) {
+    pub(crate) fn apply_to(&self, device: &mut Device) {
         for t in ResourceType::ALL {
             let Some(limit) = self.limit(t) else {
                 continue;
@@ -97,7 +97,7 @@ impl DeviceAttrs {
 /// A device as the kernel lists it. A re-created device (driver reload, VF
 /// re-provisioned) gets a new index, so it is queried again.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct DeviceKey {
+pub(crate) struct DeviceKey {
     pub index: u32,
     pub name: String,
     pub node_guid: Option<u64>,
@@ -118,7 +118,7 @@ fn unread_reason(e: &VerbsError) -> LimitsUnread {
 }
 
 /// How the reader is made: the real library, or a fake in tests.
-pub type ReaderFactory = Box<dyn FnMut() -> Result<Box<dyn AttrReader>, VerbsError> + Send>;
+pub(crate) type ReaderFactory = Box<dyn FnMut() -> Result<Box<dyn AttrReader>, VerbsError> + Send>;
 
 /// Per-device attributes, read once per device and kept while it exists.
 pub struct VerbsLimits {
@@ -174,7 +174,7 @@ impl VerbsLimits {
     }
 
     /// True when some of `devices` have not been queried yet (and could be).
-    pub fn needs_query(&self, devices: &[DeviceKey]) -> bool {
+    pub(crate) fn needs_query(&self, devices: &[DeviceKey]) -> bool {
         if self.make_reader.is_none() || matches!(self.reader, Some(Err(_))) {
             return false;
         }
@@ -188,7 +188,7 @@ impl VerbsLimits {
     /// none of it needs netlink: side by side with the dumps its wall time
     /// hides behind theirs when a second core is free. When no thread can be
     /// started, the devices are queried first, then `work` runs.
-    pub fn query_alongside<R>(
+    pub(crate) fn query_alongside<R>(
         &mut self,
         devices: &[DeviceKey],
         work: impl FnOnce() -> R,
@@ -226,7 +226,7 @@ impl VerbsLimits {
     /// Queries every device not queried yet and forgets devices that are
     /// gone. Returns true when a device was opened (so the caller knows its
     /// context existed for a moment).
-    pub fn query_new(&mut self, devices: &[DeviceKey]) -> bool {
+    pub(crate) fn query_new(&mut self, devices: &[DeviceKey]) -> bool {
         self.known.retain(|k, _| devices.contains(k));
         if !self.needs_query(devices) {
             return false;
@@ -288,7 +288,7 @@ impl VerbsLimits {
     /// Why the library gave no attributes for a device: it is disabled, could
     /// not be loaded, or that device failed (`None` when it gave them, or was
     /// never asked).
-    pub fn unread(&self, index: u32, name: &str) -> Option<LimitsUnread> {
+    pub(crate) fn unread(&self, index: u32, name: &str) -> Option<LimitsUnread> {
         if self.make_reader.is_none() {
             return Some(LimitsUnread::Disabled);
         }

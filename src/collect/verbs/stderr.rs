@@ -66,7 +66,7 @@ const PROVIDERS: [&str; 17] = [
 /// Runs `f` with stderr sent to a pipe; returns its result and what the
 /// library printed (empty when nothing, or when stderr could not be
 /// redirected — `f` then runs anyway). Other lines go to the real stderr.
-pub fn capture<T>(f: impl FnOnce() -> T) -> (T, String) {
+pub(super) fn capture<T>(f: impl FnOnce() -> T) -> (T, String) {
     capture_with(f, &mut std::io::stderr())
 }
 

@@ -14,7 +14,7 @@ const PS_TCP: u32 = 0x0106;
 
 /// Who the emitted records belong to.
 #[derive(Clone, Debug)]
-pub struct Attribution {
+pub(crate) struct Attribution {
     pub owner: OwnerKey,
     /// What the kernel reports for objects the main thread created.
     pub main: ReportedOwner,
@@ -32,7 +32,7 @@ impl Attribution {
 
 impl Footprint {
     /// Emits every object as the kernel's dumps would list it.
-    pub fn emit(&self, who: &Attribution, sink: &mut impl FnMut(Object)) {
+    pub(crate) fn emit(&self, who: &Attribution, sink: &mut impl FnMut(Object)) {
         let users = self.users();
         self.emit_parents(who, users, sink);
         self.emit_qps(who, sink);

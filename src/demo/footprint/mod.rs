@@ -9,7 +9,7 @@
 
 mod emit;
 
-pub use emit::Attribution;
+pub(super) use emit::Attribution;
 
 use super::clock::SimMs;
 use super::host;
@@ -53,7 +53,7 @@ struct SimMr {
 }
 
 #[derive(Clone, Debug)]
-pub struct Footprint {
+pub(super) struct Footprint {
     spec: FootprintSpec,
     ctxn: Option<u32>,
     pdns: Vec<u32>,
@@ -70,7 +70,7 @@ pub struct Footprint {
 
 impl Footprint {
     /// Creates everything the spec asks for, in the order a program would.
-    pub fn create(spec: FootprintSpec, ids: &mut DeviceIds, rng: &mut Rng) -> Footprint {
+    pub(super) fn create(spec: FootprintSpec, ids: &mut DeviceIds, rng: &mut Rng) -> Footprint {
         let ctxn = (spec.privilege == Privilege::User).then(|| ids.next(ResourceType::Ctx));
         let pdns = (0..spec.pds).map(|_| ids.next(ResourceType::Pd)).collect();
         let cqns = (0..spec.cqs).map(|_| ids.next(ResourceType::Cq)).collect();
@@ -100,28 +100,28 @@ impl Footprint {
         fp
     }
 
-    pub fn device(&self) -> u32 {
+    pub(super) fn device(&self) -> u32 {
         self.spec.device
     }
 
-    pub fn qp_count(&self, pool: usize) -> usize {
+    pub(super) fn qp_count(&self, pool: usize) -> usize {
         self.qps
             .iter()
             .filter(|q| usize::from(q.pool) == pool)
             .count()
     }
 
-    pub fn mr_count(&self) -> usize {
+    pub(super) fn mr_count(&self) -> usize {
         self.mrs.len()
     }
 
     #[cfg(test)]
-    pub fn qps_in(&self, state: QpState) -> usize {
+    pub(super) fn qps_in(&self, state: QpState) -> usize {
         self.qps.iter().filter(|q| q.state == state).count()
     }
 
     /// Creates `n` QPs in `pool` (each with its CM_ID when the pool uses rdma_cm).
-    pub fn add_qps(&mut self, pool: usize, n: usize, ids: &mut DeviceIds, rng: &mut Rng) {
+    pub(super) fn add_qps(&mut self, pool: usize, n: usize, ids: &mut DeviceIds, rng: &mut Rng) {
         let Some(spec) = self.spec.qp_pools.get(pool) else {
             return;
         };
@@ -191,7 +191,7 @@ impl Footprint {
     }
 
     /// Destroys `n` working QPs of `pool`, picked at random.
-    pub fn remove_qps(&mut self, pool: usize, n: usize, rng: &mut Rng) {
+    pub(super) fn remove_qps(&mut self, pool: usize, n: usize, rng: &mut Rng) {
         for _ in 0..n {
             let Some(i) = self.pick_working_qp(pool, rng) else {
                 return;
@@ -200,7 +200,7 @@ impl Footprint {
         }
     }
 
-    pub fn add_mrs(&mut self, n: usize, ids: &mut DeviceIds, rng: &mut Rng) {
+    pub(super) fn add_mrs(&mut self, n: usize, ids: &mut DeviceIds, rng: &mut Rng) {
         for _ in 0..n {
             self.turn = self.turn.wrapping_add(1);
             self.mrs.push(SimMr {
@@ -212,7 +212,7 @@ impl Footprint {
         }
     }
 
-    pub fn remove_mrs(&mut self, n: usize, rng: &mut Rng) {
+    pub(super) fn remove_mrs(&mut self, n: usize, rng: &mut Rng) {
         for _ in 0..n.min(self.mrs.len()) {
             let i = rng.index(self.mrs.len());
             self.mrs.swap_remove(i);
@@ -221,7 +221,7 @@ impl Footprint {
 
     /// The ordinary churn of a busy program: connections and buffers come and
     /// go, the counts wandering within `target ± spread`.
-    pub fn jitter(&mut self, ids: &mut DeviceIds, rng: &mut Rng) {
+    pub(super) fn jitter(&mut self, ids: &mut DeviceIds, rng: &mut Rng) {
         if self.frozen {
             return;
         }
@@ -250,7 +250,7 @@ impl Footprint {
 
     /// Moves up to `n` working QPs of `pool` to `state` (ERR when the peer
     /// died, SQE after a send error) until `until`. Returns how many moved.
-    pub fn break_qps(
+    pub(super) fn break_qps(
         &mut self,
         pool: usize,
         n: usize,
@@ -278,7 +278,7 @@ impl Footprint {
 
     /// Every QP goes to ERR at once and churn stops: the job lost a peer
     /// and is tearing down.
-    pub fn break_all_qps(&mut self, until: SimMs) {
+    pub(super) fn break_all_qps(&mut self, until: SimMs) {
         self.frozen = true;
         for qp in &mut self.qps {
             qp.state = QpState::Err;
@@ -289,7 +289,13 @@ impl Footprint {
     /// Ends faults that are due: ERR QPs are destroyed and, when `reconnect`
     /// (and the owner is not tearing down), replaced by fresh working ones;
     /// SQE QPs are recovered in place.
-    pub fn settle(&mut self, now: SimMs, reconnect: bool, ids: &mut DeviceIds, rng: &mut Rng) {
+    pub(super) fn settle(
+        &mut self,
+        now: SimMs,
+        reconnect: bool,
+        ids: &mut DeviceIds,
+        rng: &mut Rng,
+    ) {
         let mut destroyed = vec![0usize; self.spec.qp_pools.len()];
         let mut i = 0;
         while i < self.qps.len() {
@@ -371,7 +377,7 @@ mod fixtures {
     use crate::model::{Object, OwnerKey, ProcessKey, ReportedOwner, SrqType};
     use std::net::Ipv4Addr;
 
-    pub fn who() -> Attribution {
+    pub(super) fn who() -> Attribution {
         Attribution {
             owner: OwnerKey::Process(ProcessKey {
                 pid: 100,
@@ -381,13 +387,13 @@ mod fixtures {
         }
     }
 
-    pub fn collect(fp: &Footprint) -> Vec<Object> {
+    pub(super) fn collect(fp: &Footprint) -> Vec<Object> {
         let mut out = Vec::new();
         fp.emit(&who(), &mut |o| out.push(o));
         out
     }
 
-    pub fn storage_like() -> FootprintSpec {
+    pub(super) fn storage_like() -> FootprintSpec {
         FootprintSpec::user(0, 2, 4095)
             .srqs(&[SrqType::Basic, SrqType::Basic])
             .qps(

@@ -13,8 +13,8 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-/// Most bytes read and dropped after answering (see `response::close_gracefully`):
-/// enough for a client's leftover headers, not for a flood of them.
+/// Most bytes read and dropped after answering (closing with unread input would reset
+/// the connection and could destroy the response before the client read it): enough for a client's leftover headers, not for a flood of them.
 const MAX_DRAIN: usize = 16 * 1024;
 
 enum State {
@@ -31,7 +31,7 @@ enum State {
     },
 }
 
-pub struct Connection {
+pub(crate) struct Connection {
     stream: Transport,
     /// When it was accepted: the oldest connection is the first given up
     /// when the table is full.
@@ -43,16 +43,16 @@ pub struct Connection {
 
 /// What the event loop should wait for on a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wants {
+pub(crate) enum Wants {
     Read,
     Write,
 }
 
 /// The connection is finished (answered, timed out, or gone): close it.
-pub struct Done;
+pub(crate) struct Done;
 
 impl Connection {
-    pub fn new(
+    pub(crate) fn new(
         stream: TcpStream,
         tls: Option<&Arc<rustls::ServerConfig>>,
         limits: &Limits,
@@ -68,11 +68,11 @@ impl Connection {
         })
     }
 
-    pub fn stream(&self) -> &TcpStream {
+    pub(crate) fn stream(&self) -> &TcpStream {
         self.stream.tcp()
     }
 
-    pub fn wants(&self) -> Wants {
+    pub(crate) fn wants(&self) -> Wants {
         match self.state {
             State::Writing { .. } => Wants::Write,
             // A TLS handshake flight the socket could not take yet.
@@ -82,12 +82,12 @@ impl Connection {
     }
 
     /// Whether it is still waiting for its request head.
-    pub fn is_reading(&self) -> bool {
+    pub(crate) fn is_reading(&self) -> bool {
         matches!(self.state, State::Reading(_))
     }
 
     /// Makes what progress the socket allows. `respond` answers a complete head.
-    pub fn advance(
+    pub(crate) fn advance(
         &mut self,
         limits: &Limits,
         now: Instant,

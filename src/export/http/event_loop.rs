@@ -33,7 +33,7 @@ const ACCEPTS_PER_ROUND: usize = 256;
 
 /// Serves until `stop`, through TLS when `tls` is given; `respond` answers
 /// each complete request head.
-pub fn run(
+pub(crate) fn run(
     listener: &TcpListener,
     limits: &Limits,
     tls: Option<&Arc<rustls::ServerConfig>>,

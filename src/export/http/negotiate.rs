@@ -69,7 +69,7 @@ pub fn choose(accept: Option<&str>) -> Format {
 
 /// Whether `Accept-Encoding` accepts gzip: `gzip` (or `x-gzip`, or `*`) with a q above 0.
 /// `identity` is always acceptable, so anything else means an uncompressed body.
-pub fn wants_gzip(accept_encoding: Option<&str>) -> bool {
+pub(crate) fn wants_gzip(accept_encoding: Option<&str>) -> bool {
     let Some(accept_encoding) = accept_encoding else {
         return false;
     };

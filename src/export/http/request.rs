@@ -1,10 +1,8 @@
-//! Reading one HTTP/1.x request head from a socket, within a size and a time
-//! budget: a client can neither make the exporter buffer without end nor hold
-//! a connection open by trickling bytes.
+//! Parsing one HTTP/1.x request head, within a size budget: a client cannot
+//! make the exporter buffer without end (`connections.rs` reads the socket
+//! without blocking and bounds the time).
 
-use std::io::{self, Read};
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::io;
 
 /// The parts of a request the exporter looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +42,7 @@ const MAX_HEADERS: usize = 64;
 /// The largest request head accepted, its blank line included (SECURITY.md
 /// and docs/exporter.md say 8 KiB). The readers may buffer one read more
 /// before they see the end; a head past this is refused all the same.
-pub const MAX_HEAD_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_HEAD_BYTES: usize = 8 * 1024;
 
 /// RFC 9110 §5.6.2: the characters of a field name.
 fn is_token(text: &str) -> bool {
@@ -54,53 +52,8 @@ fn is_token(text: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-/// Reads until the blank line that ends the head. `max_bytes` bounds the head,
-/// `budget` the whole read (not each `read`, which a slow client could reset
-/// forever).
-pub fn read_head(
-    stream: &mut TcpStream,
-    max_bytes: usize,
-    budget: Duration,
-) -> Result<RequestHead, RequestError> {
-    let deadline = Instant::now() + budget;
-    let mut buf: Vec<u8> = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    loop {
-        if let Some(end) = head_end(&buf) {
-            return parse_head(&buf[..end]);
-        }
-        if buf.len() > max_bytes {
-            return Err(RequestError::TooLarge);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Err(RequestError::Timeout);
-        }
-        stream
-            .set_read_timeout(Some(deadline - now))
-            .map_err(RequestError::Io)?;
-        match stream.read(&mut chunk) {
-            Ok(0) => return Err(RequestError::Closed),
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err(RequestError::Timeout);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => {
-                return Err(RequestError::Closed);
-            }
-            Err(e) => return Err(RequestError::Io(e)),
-        }
-    }
-}
-
 /// Index just past the head's end (`\r\n\r\n`, or a bare `\n\n` from lenient clients).
-pub fn head_end(buf: &[u8]) -> Option<usize> {
+pub(crate) fn head_end(buf: &[u8]) -> Option<usize> {
     let crlf = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
     let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
     match (crlf, lf) {

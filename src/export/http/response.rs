@@ -1,15 +1,15 @@
-//! Writing one HTTP/1.1 response, then closing the connection gracefully.
+//! One HTTP/1.1 response: its status, head and body (`connections.rs` writes
+//! it and closes the connection gracefully).
 //! Every response says `Connection: close`: one request per connection keeps
 //! the server simple and bounded, and scrapers reconnect at no real cost.
 
 use crate::export::collector::Exposition;
 use crate::export::exposition::Format;
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io::{self, Write};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-pub enum Body {
+pub(crate) enum Body {
     Static(&'static [u8]),
     Owned(String),
     /// A body already encoded (gzip): sent as it is.
@@ -19,7 +19,7 @@ pub enum Body {
 }
 
 impl Body {
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Body::Static(b) => b,
             Body::Owned(s) => s.as_bytes(),
@@ -29,7 +29,7 @@ impl Body {
     }
 }
 
-pub struct Response {
+pub(crate) struct Response {
     pub status: u16,
     pub content_type: &'static str,
     pub headers: Vec<(&'static str, &'static str)>,
@@ -38,7 +38,7 @@ pub struct Response {
 
 impl Response {
     /// A short plain-text error.
-    pub fn error(status: u16, message: &str) -> Response {
+    pub(crate) fn error(status: u16, message: &str) -> Response {
         Response {
             status,
             content_type: "text/plain; charset=utf-8",
@@ -51,7 +51,7 @@ impl Response {
 /// The answer to `GET /metrics`: the latest exposition in `format`, gzip-compressed
 /// when the scraper accepts it (`Vary: Accept-Encoding` either way, so a cache in
 /// between keeps the two apart). Should compression fail, the plain body is sent.
-pub fn metrics(exposition: Arc<Exposition>, format: Format, gzip: bool) -> Response {
+pub(crate) fn metrics(exposition: Arc<Exposition>, format: Format, gzip: bool) -> Response {
     let mut headers = vec![("Vary", "Accept-Encoding")];
     let body = match gzip.then(|| gzip_bytes(exposition.body(format))) {
         Some(Ok(compressed)) => {
@@ -70,7 +70,7 @@ pub fn metrics(exposition: Arc<Exposition>, format: Format, gzip: bool) -> Respo
 
 /// gzip at the default level: the exposition is repetitive text and shrinks about
 /// tenfold.
-pub fn gzip_bytes(bytes: &[u8]) -> io::Result<Vec<u8>> {
+pub(crate) fn gzip_bytes(bytes: &[u8]) -> io::Result<Vec<u8>> {
     let mut encoder = flate2::write::GzEncoder::new(
         Vec::with_capacity(bytes.len() / 8),
         flate2::Compression::default(),
@@ -79,7 +79,7 @@ pub fn gzip_bytes(bytes: &[u8]) -> io::Result<Vec<u8>> {
     encoder.finish()
 }
 
-pub fn reason(status: u16) -> &'static str {
+pub(crate) fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",
@@ -96,7 +96,7 @@ pub fn reason(status: u16) -> &'static str {
 }
 
 /// The status line and header fields.
-pub fn head(response: &Response, now: SystemTime) -> String {
+pub(crate) fn head(response: &Response, now: SystemTime) -> String {
     let mut text = format!(
         "HTTP/1.1 {} {}\r\nDate: {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
          Connection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
@@ -116,71 +116,8 @@ pub fn head(response: &Response, now: SystemTime) -> String {
     text
 }
 
-/// Writes the response (without body for HEAD) before `deadline`. A client
-/// that stops reading is cut off at the deadline; one that went away gives
-/// an error the caller drops.
-pub fn write(
-    stream: &mut TcpStream,
-    response: &Response,
-    head_only: bool,
-    deadline: Instant,
-) -> io::Result<()> {
-    write_before(
-        stream,
-        head(response, SystemTime::now()).as_bytes(),
-        deadline,
-    )?;
-    if !head_only {
-        write_before(stream, response.body.bytes(), deadline)?;
-    }
-    stream.flush()
-}
-
-fn write_before(stream: &mut TcpStream, mut bytes: &[u8], deadline: Instant) -> io::Result<()> {
-    // Small slices so the deadline is checked often even on a slow reader.
-    const SLICE: usize = 16 * 1024;
-    while !bytes.is_empty() {
-        let now = Instant::now();
-        if now >= deadline {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
-        stream.set_write_timeout(Some(deadline - now))?;
-        let end = bytes.len().min(SLICE);
-        match stream.write(&bytes[..end]) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => bytes = &bytes[n..],
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// Closes after a response: shut our side, then read (and drop) what the
-/// client still sends for a moment. Closing with unread input would reset the
-/// connection and could destroy the response before the client read it.
-pub fn close_gracefully(mut stream: TcpStream, linger: Duration) {
-    const MAX_DRAIN: usize = 64 * 1024;
-    if stream.shutdown(Shutdown::Write).is_err() {
-        return;
-    }
-    let deadline = Instant::now() + linger;
-    let mut drained = 0usize;
-    let mut buf = [0u8; 4096];
-    while drained < MAX_DRAIN {
-        let now = Instant::now();
-        if now >= deadline || stream.set_read_timeout(Some(deadline - now)).is_err() {
-            return;
-        }
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => drained += n,
-        }
-    }
-}
-
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), for the Date header.
-pub fn http_date(now: SystemTime) -> String {
+pub(crate) fn http_date(now: SystemTime) -> String {
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
@@ -207,6 +144,7 @@ pub fn http_date(now: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn http_dates() {

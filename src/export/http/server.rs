@@ -215,7 +215,7 @@ fn guarded(head: &RequestHead, access: &Access) -> Option<Response> {
 }
 
 /// GET and HEAD of `/metrics` and `/`; nothing else.
-pub fn route(head: &RequestHead, latest: &Latest) -> Response {
+pub(crate) fn route(head: &RequestHead, latest: &Latest) -> Response {
     let known = matches!(head.path.as_str(), "/metrics" | "/");
     if !known {
         return Response::error(404, "try /metrics");

@@ -14,12 +14,12 @@ use std::sync::Arc;
 /// Plaintext handed to rustls per write: one full TLS record.
 const MAX_PLAINTEXT_PER_WRITE: usize = 16 * 1024;
 
-pub enum Transport {
+pub(crate) enum Transport {
     Plain(TcpStream),
     Tls(Box<Tls>),
 }
 
-pub struct Tls {
+pub(crate) struct Tls {
     tcp: TcpStream,
     session: ServerConnection,
     /// The close_notify alert is queued (once, after the response).
@@ -27,7 +27,10 @@ pub struct Tls {
 }
 
 impl Transport {
-    pub fn new(tcp: TcpStream, tls: Option<&Arc<rustls::ServerConfig>>) -> io::Result<Transport> {
+    pub(crate) fn new(
+        tcp: TcpStream,
+        tls: Option<&Arc<rustls::ServerConfig>>,
+    ) -> io::Result<Transport> {
         Ok(match tls {
             None => Transport::Plain(tcp),
             Some(config) => Transport::Tls(Box::new(Tls {
@@ -38,7 +41,7 @@ impl Transport {
         })
     }
 
-    pub fn tcp(&self) -> &TcpStream {
+    pub(crate) fn tcp(&self) -> &TcpStream {
         match self {
             Transport::Plain(tcp) => tcp,
             Transport::Tls(t) => &t.tcp,
@@ -47,7 +50,7 @@ impl Transport {
 
     /// TLS records are waiting for the socket to take them (a handshake
     /// flight, the response's tail, the closing alert).
-    pub fn wants_write(&self) -> bool {
+    pub(crate) fn wants_write(&self) -> bool {
         match self {
             Transport::Plain(_) => false,
             Transport::Tls(t) => t.session.wants_write(),
@@ -55,7 +58,7 @@ impl Transport {
     }
 
     /// Still in the TLS handshake: nothing of HTTP has arrived yet.
-    pub fn is_handshaking(&self) -> bool {
+    pub(crate) fn is_handshaking(&self) -> bool {
         match self {
             Transport::Plain(_) => false,
             Transport::Tls(t) => t.session.is_handshaking(),
@@ -64,7 +67,7 @@ impl Transport {
 
     /// After the whole response was written: queues TLS's closing alert and
     /// pushes out what is pending. `Ok(true)` once the socket took it all.
-    pub fn finish(&mut self) -> io::Result<bool> {
+    pub(crate) fn finish(&mut self) -> io::Result<bool> {
         match self {
             Transport::Plain(_) => Ok(true),
             Transport::Tls(t) => {

@@ -20,10 +20,10 @@ use std::path::PathBuf;
 
 /// The costliest bcrypt hash accepted: one check at cost 14 takes about a
 /// second of a core; above it a single login would stall the exporter.
-pub const MAX_BCRYPT_COST: u32 = 14;
+pub(crate) const MAX_BCRYPT_COST: u32 = 14;
 
 /// Users in `basic_auth_users`: a real file names a few.
-pub const MAX_USERS: usize = 64;
+pub(crate) const MAX_USERS: usize = 64;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -10,7 +10,7 @@
 //! `export::http`. The files are read once at start: restart the exporter to
 //! take in renewed certificates.
 
-pub mod file;
+pub(crate) mod file;
 pub mod tls;
 
 pub use file::parse_web_config;
@@ -163,7 +163,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
 }
 
 /// The largest certificate, key or CA file read: a long chain is a few tens of KiB.
-pub const MAX_PEM_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_PEM_BYTES: u64 = 1024 * 1024;
 
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = read_bounded(path, MAX_FILE_BYTES)?;
@@ -172,7 +172,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 
 /// The file's bytes; what it is when it is no regular file, and a bound on its size
 /// (`/dev/zero` or a FIFO must neither fill memory nor block).
-pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     use std::os::unix::fs::OpenOptionsExt;
     // O_NONBLOCK, then what it is: a FIFO put there between a look at the
     // name and the open must not block the open (the config file's way).

@@ -7,14 +7,14 @@ use super::rows::HostRow;
 use crate::units::clean;
 
 /// `96% qp mlx5_3`, or `-` when no limit is known.
-pub fn usage_text(row: &HostRow) -> String {
+pub(crate) fn usage_text(row: &HostRow) -> String {
     row.worst_usage.as_ref().map_or("-".to_string(), |u| {
         format!("{:.0}% {} {}", u.ratio * 100.0, u.rtype.name(), u.device)
     })
 }
 
 /// `1c2w0n` (critical, warning, notice problems), or `-` when there are none.
-pub fn nic_text(row: &HostRow) -> String {
+pub(crate) fn nic_text(row: &HostRow) -> String {
     if row.nic.critical + row.nic.warning + row.nic.notice == 0 {
         "-".to_string()
     } else {
@@ -26,30 +26,30 @@ pub fn nic_text(row: &HostRow) -> String {
 }
 
 /// The last scrape's age in seconds (`4s`), or `-` when never scraped.
-pub fn age_text(row: &HostRow) -> String {
+pub(crate) fn age_text(row: &HostRow) -> String {
     row.scrape_age
         .map_or("-".to_string(), |a| format!("{}s", a.0 / 1000))
 }
 
 /// The device count, or `-` when unknown.
-pub fn devices_text(row: &HostRow) -> String {
+pub(crate) fn devices_text(row: &HostRow) -> String {
     row.devices.map_or("-".to_string(), |d| d.to_string())
 }
 
 /// The owner with the most QPs: `train.py (21408) 571 qp`.
-pub fn top_consumer_text(row: &HostRow) -> String {
+pub(crate) fn top_consumer_text(row: &HostRow) -> String {
     row.top_consumer.as_ref().map_or(String::new(), |c| {
         format!("{} {} qp", consumer_name(c), value_text(c.metric, c.value))
     })
 }
 
 /// Why a host has its status, every reason in one line.
-pub fn why_text(row: &HostRow) -> String {
+pub(crate) fn why_text(row: &HostRow) -> String {
     clean(&row.why.join("; "))
 }
 
 /// A consumer as one name: `train.py (21408)`, `ml/llama-3`, `ml`; control characters cleaned.
-pub fn consumer_name(c: &Consumer) -> String {
+pub(crate) fn consumer_name(c: &Consumer) -> String {
     let label = match (c.pod.is_empty(), c.name.is_empty()) {
         (_, false) if !c.pid.is_empty() => format!("{} ({})", c.name, c.pid),
         (_, false) => c.name.clone(),
@@ -60,7 +60,7 @@ pub fn consumer_name(c: &Consumer) -> String {
 }
 
 /// A consumer's value: bytes with IEC units for MR bytes, a count otherwise.
-pub fn value_text(metric: Metric, value: f64) -> String {
+pub(crate) fn value_text(metric: Metric, value: f64) -> String {
     match metric {
         Metric::MrBytes => crate::units::bytes(value as u64),
         Metric::Objects(_) => crate::units::count(value as u64),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// The most series one answer may carry before restop refuses it.
-pub const MAX_SERIES: usize = 200_000;
+pub(crate) const MAX_SERIES: usize = 200_000;
 
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum ApiError {

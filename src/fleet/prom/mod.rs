@@ -58,10 +58,6 @@ impl PromSource {
         }
     }
 
-    pub fn plan(&self) -> &QueryPlan {
-        &self.plan
-    }
-
     /// One instant query.
     pub fn instant(&self, query: &str) -> Result<Instant, FleetError> {
         let url = format!("{}/api/v1/query", self.base);

@@ -58,12 +58,12 @@ pub const RULES: &[(&str, &str)] = &[
 ];
 
 /// The name of the recorded series that tells the rules are loaded.
-pub const RULES_PROBE: &str = "count(restop:fleet_target_up)";
+pub(crate) const RULES_PROBE: &str = "count(restop:fleet_target_up)";
 
 /// How the queries are written: which label names a host, whether the recorded series exist,
 /// and how many consumers per list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QueryPlan {
+pub(crate) struct QueryPlan {
     pub host_label: String,
     pub recorded: bool,
     pub top: usize,
@@ -99,7 +99,7 @@ impl QueryPlan {
     }
 
     /// Per host and exporter: up, last scrape, restop_up, devices, ERROR QPs, leak suspects.
-    pub fn hosts(&self) -> String {
+    pub(crate) fn hosts(&self) -> String {
         let by = self.host_and_instance();
         let facts = [
             ("up", self.series("restop:fleet_target_up")),
@@ -124,7 +124,7 @@ impl QueryPlan {
 
     /// Per host: the worst usage, ports down, error and congestion counters moving, ERROR QPs
     /// per device with the oldest one's age, and the leak suspects.
-    pub fn problems(&self) -> String {
+    pub(crate) fn problems(&self) -> String {
         let h = &self.host_label;
         let moving = |recorded: &str| {
             format!(
@@ -167,7 +167,7 @@ impl QueryPlan {
     }
 
     /// Cluster-wide: the top processes, pods and namespaces per type and by MR bytes.
-    pub fn consumers(&self) -> String {
+    pub(crate) fn consumers(&self) -> String {
         let n = self.top;
         let h = &self.host_label;
         let pods = self.series("restop:fleet_pod_resources");
@@ -203,7 +203,7 @@ impl QueryPlan {
     }
 
     /// One host's detail: every device's usage, its problems and its consumers.
-    pub fn detail(&self, host: &str) -> String {
+    pub(crate) fn detail(&self, host: &str) -> String {
         let sel = format!("{}=\"{}\"", self.host_label, escape_string(host));
         let counters = health_counter_regex();
         union(
@@ -251,7 +251,7 @@ impl QueryPlan {
     }
 
     /// The worst usage of each named host over time, for the sparklines of visible rows.
-    pub fn usage_sparklines(&self, hosts: &[String]) -> String {
+    pub(crate) fn usage_sparklines(&self, hosts: &[String]) -> String {
         let h = &self.host_label;
         let names: Vec<String> = hosts.iter().map(|x| escape_regex(x)).collect();
         format!(
@@ -275,7 +275,7 @@ fn union(parts: impl Iterator<Item = String>) -> String {
 }
 
 /// The error and congestion counters, as one regex alternation (names are plain identifiers).
-pub fn health_counter_regex() -> String {
+pub(crate) fn health_counter_regex() -> String {
     health_signals()
         .map(|(n, _)| n)
         .collect::<Vec<_>>()

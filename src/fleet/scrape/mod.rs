@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The exporters to scrape and how.
-pub struct DirectSource {
+pub(crate) struct DirectSource {
     client: Client,
     targets: Vec<String>,
     concurrency: usize,
@@ -28,7 +28,7 @@ pub struct DirectSource {
 }
 
 impl DirectSource {
-    pub fn new(
+    pub(crate) fn new(
         client: Client,
         targets: Vec<String>,
         concurrency: usize,
@@ -169,7 +169,7 @@ impl FleetSource for DirectSource {
 
 /// Targets from `--hosts` and `--hosts-file` text: one `host:port` (or URL) per item,
 /// separated by commas, spaces or lines; `#` starts a comment. Duplicates are dropped.
-pub fn parse_targets(text: &str) -> Vec<String> {
+pub(crate) fn parse_targets(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("");

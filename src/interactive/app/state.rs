@@ -5,8 +5,8 @@
 //! what one screen shows (its rows, cursor, sort) lives in that screen
 //! (`screens/`).
 
-use crate::interactive::app::config::AppConfig;
 use crate::interactive::app::replay::ReplayState;
+use crate::interactive::config::AppConfig;
 use crate::interactive::layout::{self, FrameLayout, MainLayout};
 use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::help::HelpScreen;

@@ -1,8 +1,8 @@
 //! `App::update`: every state change, one event at a time.
 
-use crate::interactive::app::config::{longer_interval, shorter_interval};
-use crate::interactive::app::event::{Command, Event};
 use crate::interactive::app::state::{App, FilterEdit, ctx};
+use crate::interactive::config::{longer_interval, shorter_interval};
+use crate::interactive::event::{Command, Event};
 use crate::interactive::keys::{Action, Here, resolve};
 use crate::interactive::screens::alerts::AlertsScreen;
 use crate::interactive::screens::error_qps::ErrorQpScreen;

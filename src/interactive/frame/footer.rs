@@ -14,7 +14,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let buf = frame.buffer_mut();
     if let Some(edit) = &app.filter_edit {
         let spans = [

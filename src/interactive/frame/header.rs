@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 use std::time::Duration;
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let buf = frame.buffer_mut();
     let width = usize::from(area.width);
     let line1 = Rect::new(area.x, area.y, area.width, area.height.min(1));
@@ -43,27 +43,27 @@ fn short_badge_text(source: SourceKind) -> &'static str {
 /// loses before anything else. The program, the source badge and FROZEN are
 /// never dropped; the host outlives the time, the time outlives the kernel.
 mod cost {
-    pub const COLLECT_TIME: u8 = 10;
-    pub const DATE: u8 = 20;
+    pub(super) const COLLECT_TIME: u8 = 10;
+    pub(super) const DATE: u8 = 20;
     /// `kernel 6.8.0-demo (simulated)` → `kernel 6.8.0-demo`.
-    pub const KERNEL_SHORT: u8 = 25;
+    pub(super) const KERNEL_SHORT: u8 = 25;
     /// The interval outlives the kernel: `+`/`-` change it, and the
     /// header is where it is read back.
-    pub const INTERVAL: u8 = 55;
+    pub(super) const INTERVAL: u8 = 55;
     /// `● REC restop.rec 1.2 MiB` → `● REC 1.2 MiB`.
-    pub const RECORD_FILE: u8 = 35;
+    pub(super) const RECORD_FILE: u8 = 35;
     /// `● REC 1.2 MiB` → `● REC`.
-    pub const RECORD_SIZE: u8 = 60;
+    pub(super) const RECORD_SIZE: u8 = 60;
     /// A recording's kernel says less than that it is a recording.
-    pub const REPLAY_KERNEL: u8 = 40;
-    pub const BADGE_SHORT: u8 = 45;
-    pub const KERNEL: u8 = 50;
-    pub const REPLAY_AT: u8 = 60;
-    pub const NEWER: u8 = 70;
-    pub const UPDATED: u8 = 80;
-    pub const HOST: u8 = 90;
+    pub(super) const REPLAY_KERNEL: u8 = 40;
+    pub(super) const BADGE_SHORT: u8 = 45;
+    pub(super) const KERNEL: u8 = 50;
+    pub(super) const REPLAY_AT: u8 = 60;
+    pub(super) const NEWER: u8 = 70;
+    pub(super) const UPDATED: u8 = 80;
+    pub(super) const HOST: u8 = 90;
     /// That every snapshot is written to disk is kept after the host.
-    pub const RECORD: u8 = 95;
+    pub(super) const RECORD: u8 = 95;
 }
 
 fn identity<'a>(app: &'a App, theme: &Theme) -> Vec<Part<'a>> {
@@ -204,7 +204,7 @@ fn replay_badge(replay: &ReplayState) -> String {
 }
 
 /// `N ERROR QP` / `N ERROR QPs`.
-pub fn error_qps_text(n: usize) -> String {
+pub(crate) fn error_qps_text(n: usize) -> String {
     if n == 1 {
         "1 ERROR QP".to_string()
     } else {

@@ -7,7 +7,7 @@
 use super::table::COMMANDS;
 
 /// The KEYS section of restop(1).
-pub fn roff_section() -> String {
+pub(crate) fn roff_section() -> String {
     let mut out = String::from(".SH KEYS\n");
     out.push_str("The keys of the interactive view, as its help box (\\fB?\\fR) lists them.\n");
     for command in COMMANDS {
@@ -31,13 +31,13 @@ mod tests {
     use super::*;
 
     /// The line before the README's key list.
-    pub const README_START: &str =
+    pub(super) const README_START: &str =
         "<!-- keys: generated from src/interactive/keys/table.rs (keys::docs::markdown_list) -->";
     /// The line after it.
-    pub const README_END: &str = "<!-- /keys -->";
+    pub(super) const README_END: &str = "<!-- /keys -->";
 
     /// Every documented row as a markdown table: keys, what they do.
-    pub fn markdown_list() -> String {
+    pub(super) fn markdown_list() -> String {
         let mut out = String::from("| keys | what they do |\n|---|---|\n");
         for (label, help) in crate::interactive::keys::help_rows() {
             out.push_str(&format!("| `{label}` | {help} |\n"));

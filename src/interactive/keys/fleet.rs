@@ -8,7 +8,7 @@ use super::table::{self, footer, hint, row};
 use super::{Action, Applies, Chord, Command, code, key};
 use crossterm::event::KeyCode;
 
-pub const BACK: Command = row(
+pub(crate) const BACK: Command = row(
     &[(code(KeyCode::Esc), Action::Back)],
     "Esc",
     "back: leave a host's detail or a box; clear the filter",
@@ -16,7 +16,7 @@ pub const BACK: Command = row(
     hint("Esc", " back ", 40),
 );
 const ENTER: &[(Chord, Action)] = &[(code(KeyCode::Enter), Action::Enter)];
-pub const OPEN_HOST: Command = row(
+pub(crate) const OPEN_HOST: Command = row(
     ENTER,
     "Enter",
     "the selected host's detail (Prometheus, live exporter)",
@@ -27,42 +27,42 @@ const TAB: &[(Chord, Action)] = &[
     (code(KeyCode::Tab), Action::NextPart),
     (code(KeyCode::BackTab), Action::PrevPart),
 ];
-pub const NEXT_LIST: Command = row(
+pub(crate) const NEXT_LIST: Command = row(
     TAB,
     "Tab  BackTab",
     "hosts → cluster consumers → ERROR QPs → leak suspects",
     Applies::Everywhere,
     hint("Tab", " next list ", 43),
 );
-pub const VIEWS: Command = row(
+pub(crate) const VIEWS: Command = row(
     &[(key('1'), Action::Tab(0)), (key('2'), Action::Tab(1))],
     "1  2",
     "the hosts table / the cluster-wide lists",
     Applies::Everywhere,
     None,
 );
-pub const ERRORS: Command = row(
+pub(crate) const ERRORS: Command = row(
     &[(key('e'), Action::ErrorQps)],
     "e",
     "ERROR QPs across the cluster, most first",
     Applies::Everywhere,
     hint("e", " errors ", 50),
 );
-pub const LEAKS: Command = row(
+pub(crate) const LEAKS: Command = row(
     &[(key('a'), Action::Alerts)],
     "a",
     "leak suspects across the cluster",
     Applies::Everywhere,
     hint("a", " leaks ", 52),
 );
-pub const KIND: Command = row(
+pub(crate) const KIND: Command = row(
     &[(key('o'), Action::Group)],
     "o",
     "cluster consumers: processes → pods → namespaces",
     Applies::Everywhere,
     hint("o", " kind ", 44),
 );
-pub const FILTER: Command = row(
+pub(crate) const FILTER: Command = row(
     &[(key('/'), Action::Filter)],
     "/",
     "filter: host, pod, namespace, device (Enter/Esc)",
@@ -70,16 +70,17 @@ pub const FILTER: Command = row(
     hint("/", " filter ", 51),
 );
 const S: &[(Chord, Action)] = &[(key('s'), Action::SortNext), (key('>'), Action::SortNext)];
-pub const SORT_NEXT: Command = row(
+pub(crate) const SORT_NEXT: Command = row(
     S,
     "s  >  <",
     "hosts: next sort key; consumers: next type or MR bytes",
     Applies::Everywhere,
     hint("s", " sort ", 45),
 );
-pub const SORT_PREV: Command = footer(&[(key('<'), Action::SortPrev)], Applies::Everywhere, None);
-pub const METRIC: Command = footer(S, Applies::Everywhere, hint("s", " type ", 45));
-pub const INTERVAL: Command = row(
+pub(crate) const SORT_PREV: Command =
+    footer(&[(key('<'), Action::SortPrev)], Applies::Everywhere, None);
+pub(crate) const METRIC: Command = footer(S, Applies::Everywhere, hint("s", " type ", 45));
+pub(crate) const INTERVAL: Command = row(
     &[
         (key('+'), Action::IntervalLonger),
         (key('='), Action::IntervalLonger),
@@ -90,7 +91,7 @@ pub const INTERVAL: Command = row(
     Applies::Everywhere,
     hint("+-", " refresh ", 85),
 );
-pub const FULL_TEXT: Command = row(
+pub(crate) const FULL_TEXT: Command = row(
     &[(key('w'), Action::FullText)],
     "w",
     "the selected host's reasons, the refresh's notes, whole",
@@ -99,7 +100,7 @@ pub const FULL_TEXT: Command = row(
 );
 
 /// Every row of the fleet view, in help order; the first row with a chord decides.
-pub const FLEET_COMMANDS: &[&Command] = &[
+pub(crate) const FLEET_COMMANDS: &[&Command] = &[
     &table::QUIT,
     &table::HELP,
     &BACK,
@@ -126,14 +127,14 @@ pub const FLEET_COMMANDS: &[&Command] = &[
 ];
 
 /// The fleet help box's lines: every documented row's keys and what they do.
-pub fn fleet_help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub(crate) fn fleet_help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
     FLEET_COMMANDS
         .iter()
         .filter_map(|c| c.help.map(|help| (c.label, help)))
 }
 
 /// The FLEET KEYS section of restop-fleet(1).
-pub fn roff_section() -> String {
+pub(crate) fn roff_section() -> String {
     let mut out = String::from(".SH KEYS\n");
     out.push_str(
         "The keys of the full-screen fleet view, as its help box (\\fB?\\fR) lists them.\n",
@@ -150,7 +151,7 @@ pub fn roff_section() -> String {
 
 /// docs/fleet.md's key list (between its two markers; a test compares them).
 #[cfg(test)]
-pub fn markdown_list() -> String {
+pub(crate) fn markdown_list() -> String {
     let mut out = String::from("| keys | what they do |\n|---|---|\n");
     for (label, help) in fleet_help_rows() {
         out.push_str(&format!("| `{label}` | {help} |\n"));

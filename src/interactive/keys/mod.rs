@@ -21,7 +21,7 @@ pub struct Chord {
 }
 
 /// A character key (any modifier but Ctrl).
-pub const fn key(c: char) -> Chord {
+pub(crate) const fn key(c: char) -> Chord {
     Chord {
         code: KeyCode::Char(c),
         ctrl: false,
@@ -29,7 +29,7 @@ pub const fn key(c: char) -> Chord {
 }
 
 /// A character key with Ctrl.
-pub const fn ctrl(c: char) -> Chord {
+pub(crate) const fn ctrl(c: char) -> Chord {
     Chord {
         code: KeyCode::Char(c),
         ctrl: true,
@@ -37,7 +37,7 @@ pub const fn ctrl(c: char) -> Chord {
 }
 
 /// A named key (Esc, F1, the arrows, ...).
-pub const fn code(code: KeyCode) -> Chord {
+pub(crate) const fn code(code: KeyCode) -> Chord {
     Chord { code, ctrl: false }
 }
 
@@ -164,12 +164,12 @@ pub enum Action {
 /// The row and action of a key in normal (not text-editing) mode: the
 /// first row with a chord for it. A chord with Ctrl is looked for first
 /// when Ctrl is held; other modifiers do not change a key.
-pub fn resolve(key: KeyEvent) -> Option<(&'static Command, Action)> {
+pub(crate) fn resolve(key: KeyEvent) -> Option<(&'static Command, Action)> {
     resolve_in(table::COMMANDS, key)
 }
 
 /// As [`resolve`], in another view's rows (the fleet's, `fleet.rs`).
-pub fn resolve_in(
+pub(crate) fn resolve_in(
     commands: &[&'static Command],
     key: KeyEvent,
 ) -> Option<(&'static Command, Action)> {
@@ -193,7 +193,7 @@ pub fn resolve_in(
 }
 
 /// The direct sort key of `key`, if it has one (`P`, `Q`, `M`, ...).
-pub fn sort_key_char(key: SortKey) -> Option<char> {
+pub(crate) fn sort_key_char(key: SortKey) -> Option<char> {
     table::SORT_BY
         .chords
         .iter()
@@ -205,14 +205,14 @@ pub fn sort_key_char(key: SortKey) -> Option<char> {
 }
 
 /// The help box's lines: every documented row's keys and what they do.
-pub fn help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub(crate) fn help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
     table::COMMANDS
         .iter()
         .filter_map(|c| c.help.map(|help| (c.label, help)))
 }
 
 /// The footer's keys and words for `commands`, in footer order.
-pub fn footer_hints(commands: &[&'static Command]) -> Vec<Hint> {
+pub(crate) fn footer_hints(commands: &[&'static Command]) -> Vec<Hint> {
     let mut hints: Vec<Hint> = commands.iter().filter_map(|c| c.hint).collect();
     // Stable: rows of the same place keep the order they were named in.
     hints.sort_by_key(|h| h.priority);

@@ -52,14 +52,14 @@ pub(super) const fn footer(
     }
 }
 
-pub const QUIT: Command = row(
+pub(crate) const QUIT: Command = row(
     &[(ctrl('c'), Action::Quit), (key('q'), Action::Quit)],
     "q  Ctrl-C",
     "quit",
     Applies::Everywhere,
     hint("q", " quit ", 10),
 );
-pub const HELP: Command = row(
+pub(crate) const HELP: Command = row(
     &[
         (key('?'), Action::Help),
         (code(KeyCode::F(1)), Action::Help),
@@ -69,14 +69,14 @@ pub const HELP: Command = row(
     Applies::Everywhere,
     hint("?", " help ", 20),
 );
-pub const BACK: Command = row(
+pub(crate) const BACK: Command = row(
     &[(code(KeyCode::Esc), Action::Back)],
     "Esc",
     "back: leave the drill-down or ERROR pane; clear filter",
     Applies::Everywhere,
     hint("Esc", " back ", 40),
 );
-pub const MOVE: Command = row(
+pub(crate) const MOVE: Command = row(
     &[
         (code(KeyCode::Up), Action::Up),
         (key('k'), Action::Up),
@@ -88,7 +88,7 @@ pub const MOVE: Command = row(
     Applies::Everywhere,
     None,
 );
-pub const PAGE: Command = row(
+pub(crate) const PAGE: Command = row(
     &[
         (code(KeyCode::PageUp), Action::PageUp),
         (ctrl('b'), Action::PageUp),
@@ -100,7 +100,7 @@ pub const PAGE: Command = row(
     Applies::Everywhere,
     None,
 );
-pub const ENDS: Command = row(
+pub(crate) const ENDS: Command = row(
     &[
         (code(KeyCode::Home), Action::Home),
         (key('g'), Action::Home),
@@ -113,21 +113,21 @@ pub const ENDS: Command = row(
     None,
 );
 const ENTER: &[(Chord, Action)] = &[(code(KeyCode::Enter), Action::Enter)];
-pub const OPEN: Command = row(
+pub(crate) const OPEN: Command = row(
     ENTER,
     "Enter",
     "open: a process's objects, a device's view, a QP's owner",
     Applies::Everywhere,
     hint("⏎", " open ", 41),
 );
-pub const ERRORS: Command = row(
+pub(crate) const ERRORS: Command = row(
     &[(key('e'), Action::ErrorQps)],
     "e",
     "ERROR-QP pane: every QP in ERR/SQE, oldest first",
     Applies::Everywhere,
     hint("e", " errors ", 50),
 );
-pub const ALERTS: Command = row(
+pub(crate) const ALERTS: Command = row(
     &[(key('a'), Action::Alerts)],
     "a",
     "problems: what is wrong, most severe first",
@@ -135,21 +135,21 @@ pub const ALERTS: Command = row(
     hint("a", " problems ", 50),
 );
 const C: &[(Chord, Action)] = &[(key('c'), Action::Counters)];
-pub const COUNTERS: Command = row(
+pub(crate) const COUNTERS: Command = row(
     C,
     "c",
     "NIC counters of the port of the selected device, QP, alert",
     Applies::Everywhere,
     hint("c", " counters ", 44),
 );
-pub const BASELINE: Command = row(
+pub(crate) const BASELINE: Command = row(
     &[(key('b'), Action::Baseline)],
     "b",
     "mark a baseline: counts show the change since; b clears",
     Applies::Everywhere,
     hint("b", " baseline ", 82),
 );
-pub const SPARKLINES: Command = row(
+pub(crate) const SPARKLINES: Command = row(
     &[(key('t'), Action::Sparklines)],
     "t",
     "sparklines of counts over the trend window",
@@ -157,49 +157,49 @@ pub const SPARKLINES: Command = row(
     hint("t", " trends ", 81),
 );
 const O: &[(Chord, Action)] = &[(key('o'), Action::Group)];
-pub const GROUP: Command = row(
+pub(crate) const GROUP: Command = row(
     O,
     "o",
     "group consumers: process → container → pod (Enter lists)",
     Applies::MainScreen,
     None,
 );
-pub const VFS: Command = row(
+pub(crate) const VFS: Command = row(
     &[(key('v'), Action::Vfs)],
     "v",
     "devices pane: show / fold the VFs of the selected PF",
     Applies::MainScreen,
     None,
 );
-pub const FULL_TEXT: Command = row(
+pub(crate) const FULL_TEXT: Command = row(
     &[(key('w'), Action::FullText)],
     "w",
     "full text of the selected alert, or the header's warnings",
     Applies::Everywhere,
     hint("w", " full text ", 90),
 );
-pub const FILTER: Command = row(
+pub(crate) const FILTER: Command = row(
     &[(key('/'), Action::Filter)],
     "/",
     "filter: name, pid, user, container, device (Enter/Esc)",
     Applies::Everywhere,
     hint("/", " filter ", 51),
 );
-pub const SORT_NEXT: Command = row(
+pub(crate) const SORT_NEXT: Command = row(
     &[(key('s'), Action::SortNext), (key('>'), Action::SortNext)],
     "s  >",
     "sort by the next column shown",
     Applies::Everywhere,
     hint("s", " sort ", 45),
 );
-pub const SORT_PREV: Command = row(
+pub(crate) const SORT_PREV: Command = row(
     &[(key('<'), Action::SortPrev)],
     "<",
     "sort by the previous column shown",
     Applies::Everywhere,
     None,
 );
-pub const SORT_BY: Command = row(
+pub(crate) const SORT_BY: Command = row(
     &[
         (key('P'), Action::SortBy(SortKey::Pid)),
         (key('U'), Action::SortBy(SortKey::User)),
@@ -215,21 +215,21 @@ pub const SORT_BY: Command = row(
     Applies::MainScreen,
     None,
 );
-pub const SORT_MENU: Command = row(
+pub(crate) const SORT_MENU: Command = row(
     &[(code(KeyCode::F(6)), Action::SortMenu)],
     "F6",
     "sort menu: choose the column to sort by",
     Applies::MainScreen,
     hint("F6", " sort ", 56),
 );
-pub const REVERSE: Command = row(
+pub(crate) const REVERSE: Command = row(
     &[(key('r'), Action::Reverse)],
     "r",
     "reverse the sort order",
     Applies::Everywhere,
     hint("r", " reverse ", 46),
 );
-pub const SIGNAL: Command = row(
+pub(crate) const SIGNAL: Command = row(
     &[
         (code(KeyCode::F(9)), Action::Signal),
         (key('K'), Action::Signal),
@@ -240,14 +240,14 @@ pub const SIGNAL: Command = row(
     None,
 );
 const SPACE: &[(Chord, Action)] = &[(key(' '), Action::Freeze)];
-pub const FREEZE: Command = row(
+pub(crate) const FREEZE: Command = row(
     &[(key(' '), Action::Freeze), (key('f'), Action::Freeze)],
     "Space  f",
     "freeze / resume the display (collection goes on)",
     Applies::Everywhere,
     hint("␣", " freeze ", 70),
 );
-pub const INTERVAL: Command = row(
+pub(crate) const INTERVAL: Command = row(
     &[
         (key('+'), Action::IntervalLonger),
         (key('='), Action::IntervalLonger),
@@ -259,7 +259,7 @@ pub const INTERVAL: Command = row(
     hint("+-", " interval", 95),
 );
 const TAB: &[(Chord, Action)] = &[(code(KeyCode::Tab), Action::NextPart)];
-pub const NEXT_PART: Command = row(
+pub(crate) const NEXT_PART: Command = row(
     TAB,
     "Tab",
     "main screen: the next pane (consumers, devices, problems)",
@@ -268,9 +268,10 @@ pub const NEXT_PART: Command = row(
 );
 /// On the main screen the footer names `c` and Tab (which moves between the
 /// panes) after the filter, so `e` keeps its place on narrow terminals.
-pub const PANES: Command = footer(TAB, Applies::MainScreen, hint("Tab", " panes ", 53));
-pub const MAIN_COUNTERS: Command = footer(C, Applies::MainScreen, hint("c", " counters ", 52));
-pub const OBJECT_TYPES: Command = row(
+pub(crate) const PANES: Command = footer(TAB, Applies::MainScreen, hint("Tab", " panes ", 53));
+pub(crate) const MAIN_COUNTERS: Command =
+    footer(C, Applies::MainScreen, hint("c", " counters ", 52));
+pub(crate) const OBJECT_TYPES: Command = row(
     &[
         (code(KeyCode::BackTab), Action::PrevPart),
         (code(KeyCode::Left), Action::Left),
@@ -290,28 +291,28 @@ pub const OBJECT_TYPES: Command = row(
     Applies::Everywhere,
     None,
 );
-pub const WHEEL: Command = row(
+pub(crate) const WHEEL: Command = row(
     &[],
     "mouse wheel",
     "scroll the pane under the pointer",
     Applies::Everywhere,
     None,
 );
-pub const CLICK: Command = row(
+pub(crate) const CLICK: Command = row(
     &[],
     "click",
     "select a row; a column header sorts (again: reverses)",
     Applies::Everywhere,
     None,
 );
-pub const PAUSE: Command = row(
+pub(crate) const PAUSE: Command = row(
     SPACE,
     "Space (replay)",
     "pause / play the recording",
     Applies::Replay,
     hint("␣", " pause ", 30),
 );
-pub const STEP: Command = row(
+pub(crate) const STEP: Command = row(
     &[
         (key(','), Action::StepBack),
         (key('.'), Action::StepForward),
@@ -321,14 +322,14 @@ pub const STEP: Command = row(
     Applies::Replay,
     hint(",.", " step ", 31),
 );
-pub const SPEED: Command = row(
+pub(crate) const SPEED: Command = row(
     &[(key('['), Action::Slower), (key(']'), Action::Faster)],
     "[  ]",
     "replay: slower / faster (¼× … 64×)",
     Applies::Replay,
     hint("[]", " speed ", 32),
 );
-pub const SEEK: Command = row(
+pub(crate) const SEEK: Command = row(
     &[
         (key('{'), Action::MinuteBack),
         (key('}'), Action::MinuteForward),
@@ -338,7 +339,7 @@ pub const SEEK: Command = row(
     Applies::Replay,
     hint("{}", " ±1 min ", 33),
 );
-pub const REPLAY_ENDS: Command = row(
+pub(crate) const REPLAY_ENDS: Command = row(
     &[(key('^'), Action::First), (key('$'), Action::Last)],
     "^  $",
     "replay: first / last snapshot",
@@ -347,20 +348,23 @@ pub const REPLAY_ENDS: Command = row(
 );
 
 /// Frozen is the state to leave: the footer says how, before anything else.
-pub const RESUME: Command = footer(SPACE, Applies::Everywhere, hint("␣", " resume ", 0));
-pub const OPEN_DETAILS: Command = footer(ENTER, Applies::Everywhere, hint("⏎", " details ", 41));
-pub const OPEN_OWNER: Command = footer(ENTER, Applies::Everywhere, hint("⏎", " owner ", 41));
-pub const OPEN_OBJECTS: Command = footer(ENTER, Applies::Everywhere, hint("⏎", " objects ", 41));
+pub(crate) const RESUME: Command = footer(SPACE, Applies::Everywhere, hint("␣", " resume ", 0));
+pub(crate) const OPEN_DETAILS: Command =
+    footer(ENTER, Applies::Everywhere, hint("⏎", " details ", 41));
+pub(crate) const OPEN_OWNER: Command = footer(ENTER, Applies::Everywhere, hint("⏎", " owner ", 41));
+pub(crate) const OPEN_OBJECTS: Command =
+    footer(ENTER, Applies::Everywhere, hint("⏎", " objects ", 41));
 /// Grouped, the footer says so (and that `o` goes on to the next grouping).
-pub const BY_CONTAINER: Command = footer(O, Applies::MainScreen, hint("o", " by container ", 42));
-pub const BY_POD: Command = footer(O, Applies::MainScreen, hint("o", " by pod ", 42));
-pub const NEXT_TYPE: Command = footer(TAB, Applies::Everywhere, hint("Tab", " type ", 43));
-pub const PORTS_OR_CONSUMERS: Command = footer(
+pub(crate) const BY_CONTAINER: Command =
+    footer(O, Applies::MainScreen, hint("o", " by container ", 42));
+pub(crate) const BY_POD: Command = footer(O, Applies::MainScreen, hint("o", " by pod ", 42));
+pub(crate) const NEXT_TYPE: Command = footer(TAB, Applies::Everywhere, hint("Tab", " type ", 43));
+pub(crate) const PORTS_OR_CONSUMERS: Command = footer(
     TAB,
     Applies::Everywhere,
     hint("Tab", " ports/consumers ", 43),
 );
-pub const CLOSE_COUNTERS: Command = footer(C, Applies::Everywhere, hint("c", " close ", 47));
+pub(crate) const CLOSE_COUNTERS: Command = footer(C, Applies::Everywhere, hint("c", " close ", 47));
 
 /// The keys of an open box (help, message, sort menu, signal dialog): it
 /// takes every key, so the footer names only these.
@@ -369,15 +373,15 @@ const UP_DOWN: &[(Chord, Action)] = &[
     (code(KeyCode::Down), Action::Down),
 ];
 const ESC: &[(Chord, Action)] = &[(code(KeyCode::Esc), Action::Back)];
-pub const BOX_SCROLL: Command = footer(UP_DOWN, Applies::Box, hint("↑↓", " scroll ", 1));
-pub const BOX_CHOOSE: Command = footer(UP_DOWN, Applies::Box, hint("↑↓", " choose ", 1));
-pub const BOX_SEND: Command = footer(ENTER, Applies::Box, hint("⏎", " send ", 2));
-pub const BOX_SORT: Command = footer(ENTER, Applies::Box, hint("⏎", " sort ", 2));
-pub const BOX_CLOSE: Command = footer(ESC, Applies::Box, hint("Esc", " close ", 3));
-pub const BOX_CANCEL: Command = footer(ESC, Applies::Box, hint("Esc", " cancel ", 3));
+pub(crate) const BOX_SCROLL: Command = footer(UP_DOWN, Applies::Box, hint("↑↓", " scroll ", 1));
+pub(crate) const BOX_CHOOSE: Command = footer(UP_DOWN, Applies::Box, hint("↑↓", " choose ", 1));
+pub(crate) const BOX_SEND: Command = footer(ENTER, Applies::Box, hint("⏎", " send ", 2));
+pub(crate) const BOX_SORT: Command = footer(ENTER, Applies::Box, hint("⏎", " sort ", 2));
+pub(crate) const BOX_CLOSE: Command = footer(ESC, Applies::Box, hint("Esc", " close ", 3));
+pub(crate) const BOX_CANCEL: Command = footer(ESC, Applies::Box, hint("Esc", " cancel ", 3));
 
 /// Every row, in help order; the first row with a chord decides what it does.
-pub const COMMANDS: &[&Command] = &[
+pub(crate) const COMMANDS: &[&Command] = &[
     &QUIT,
     &HELP,
     &BACK,

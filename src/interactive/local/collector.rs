@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// What the event loop tells the collector.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Control {
+pub(crate) enum Control {
     SetInterval(Duration),
     /// Keep these objects in detail; collect again right away.
     SetDetails(DetailScope),
@@ -21,7 +21,7 @@ pub enum Control {
     Stop,
 }
 
-pub fn spawn(
+pub(crate) fn spawn(
     source: Box<dyn Source>,
     interval: Duration,
     events: Sender<Event>,

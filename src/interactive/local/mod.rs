@@ -6,8 +6,8 @@ pub(crate) mod collector;
 pub(crate) mod replayer;
 pub mod send_signal;
 
-use crate::interactive::app::signal::{SignalOutcome, SignalRequest};
 use crate::interactive::app::{App, AppConfig};
+use crate::interactive::signal::{SignalOutcome, SignalRequest};
 use crate::interactive::terminal::{Feed, run_app};
 use crate::model::DetailScope;
 use crate::model::SourceKind;

@@ -10,7 +10,7 @@ use crate::source::CollectError;
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::{self, JoinHandle};
 
-pub fn spawn(
+pub(crate) fn spawn(
     replay: ReplaySource,
     events: Sender<Event>,
     control: Receiver<Control>,

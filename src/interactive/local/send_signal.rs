@@ -4,7 +4,7 @@
 //! pid that a new process took since the snapshot is never signalled.
 
 use crate::collect::procfs::process_start_time;
-use crate::interactive::app::signal::{SignalKind, SignalOutcome, SignalRequest};
+use crate::interactive::signal::{SignalKind, SignalOutcome, SignalRequest};
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;

@@ -8,7 +8,7 @@ use crate::model::consumer_table::columns;
 use crate::model::filter::Filter;
 
 /// Width wanted (NAME grows into whatever is left).
-pub fn column_width(column: ConsumerColumn) -> u16 {
+pub(crate) fn column_width(column: ConsumerColumn) -> u16 {
     match column {
         ConsumerColumn::Pid => 7,
         ConsumerColumn::User => 8,
@@ -62,10 +62,10 @@ pub struct PlacedColumn {
 }
 
 /// Gap between columns.
-pub const GAP: u16 = 1;
+pub(crate) const GAP: u16 = 1;
 
 /// The columns with, when `sparklines`, the QP and MR sparklines at the end.
-pub fn consumer_columns_with(filter: &Filter, sparklines: bool) -> Vec<ConsumerColumn> {
+pub(crate) fn consumer_columns_with(filter: &Filter, sparklines: bool) -> Vec<ConsumerColumn> {
     let mut cols = consumer_columns(filter);
     if sparklines {
         for t in [ResourceType::Qp, ResourceType::Mr] {
@@ -84,7 +84,7 @@ pub fn fit_consumer_columns(filter: &Filter, width: u16) -> Vec<PlacedColumn> {
 }
 
 /// The same, with the sparkline columns when `sparklines`.
-pub fn fit_consumer_columns_with(
+pub(crate) fn fit_consumer_columns_with(
     filter: &Filter,
     width: u16,
     sparklines: bool,
@@ -98,14 +98,14 @@ pub fn fit_consumer_columns_with(
 }
 
 /// Narrowest NAME column, however narrow the terminal.
-pub const NAME_MIN_WIDTH: u16 = 8;
+pub(crate) const NAME_MIN_WIDTH: u16 = 8;
 /// NAME never asks for more than this before the minor columns are kept.
-pub const NAME_MAX_WANTED: u16 = 28;
+pub(crate) const NAME_MAX_WANTED: u16 = 28;
 
 /// Places the columns that fit in `width` when the longest name needs
 /// `name_wanted` cells: minor columns are dropped before a name is cut,
 /// the least telling first; NAME takes the space left over.
-pub fn fit_consumer_columns_named(
+pub(crate) fn fit_consumer_columns_named(
     filter: &Filter,
     width: u16,
     sparklines: bool,
@@ -116,7 +116,7 @@ pub fn fit_consumer_columns_named(
 
 /// The same, never dropping `kept`: grouped by container or pod, the
 /// group's key is what tells two rows of the same program apart.
-pub fn fit_consumer_columns_keeping(
+pub(crate) fn fit_consumer_columns_keeping(
     filter: &Filter,
     width: u16,
     sparklines: bool,

@@ -214,7 +214,7 @@ fn sum(parts: &[&Throughput]) -> Throughput {
 
 /// Rows for the devices table, honouring the device and type filters;
 /// `alerts` are the counter history's (which counters keep rising).
-pub fn device_rows(
+pub(crate) fn device_rows(
     snapshot: &Snapshot,
     filter: &Filter,
     alerts: &[CounterAlert],
@@ -262,7 +262,7 @@ pub fn device_rows(
 
 /// A namespace in a word or two: the pod (without its Kubernetes namespace),
 /// the container's short id, or what `ip netns` calls it.
-pub fn netns_tag(ns: &crate::model::DeviceNetns) -> String {
+pub(crate) fn netns_tag(ns: &crate::model::DeviceNetns) -> String {
     let owner = ns.owner.as_ref();
     if let Some(pod) = owner.and_then(|o| o.pod.as_deref()) {
         return pod.rsplit('/').next().unwrap_or(pod).to_string();

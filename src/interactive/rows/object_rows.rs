@@ -10,7 +10,7 @@ use crate::model::{Object, ResourceType, Snapshot};
 
 /// How a drill-down tab is sorted when first shown: largest MRs first,
 /// everything else by id.
-pub fn default_sort(t: ResourceType) -> SortDirection {
+pub(crate) fn default_sort(t: ResourceType) -> SortDirection {
     match t {
         ResourceType::Mr => SortDirection::Descending,
         _ => SortDirection::Ascending,
@@ -18,7 +18,7 @@ pub fn default_sort(t: ResourceType) -> SortDirection {
 }
 
 /// Columns of the drill-down tab for `t`, and the column sorted by default.
-pub fn columns_for(t: ResourceType) -> (Vec<Column>, usize) {
+pub(crate) fn columns_for(t: ResourceType) -> (Vec<Column>, usize) {
     let device = Column::left("DEVICE", 10);
     match t {
         ResourceType::Qp => (
@@ -103,12 +103,12 @@ fn hex(v: Option<u32>) -> Cell {
 }
 
 /// What identifies an object's row across snapshots: its device and key.
-pub fn row_id(obj: &Object) -> RowId {
+pub(crate) fn row_id(obj: &Object) -> RowId {
     (obj.device(), obj.dedup_key().unwrap_or(u64::MAX))
 }
 
 /// One drill-down row for an object.
-pub fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
+pub(crate) fn object_row(snapshot: &Snapshot, obj: &Object) -> Row {
     let device = Cell::Text(snapshot.device_name(obj.device()));
     let mut alert = false;
     let cells = match obj {
@@ -191,7 +191,7 @@ fn qp_ranges(ranges: &[(u32, u32)]) -> String {
 
 /// The ERROR-QP screen's columns: the ERROR-QP table's (`model/error_qp_table.rs`)
 /// in the screen's order, with the widths and drop order the screen gives them.
-pub fn error_columns() -> Vec<Column> {
+pub(crate) fn error_columns() -> Vec<Column> {
     ErrorQpColumn::PANE
         .iter()
         .map(|c| error_column(*c))
@@ -199,7 +199,7 @@ pub fn error_columns() -> Vec<Column> {
 }
 
 /// The ERROR-QP screen's AGE column, sorted on by default (oldest first).
-pub fn error_age_column() -> usize {
+pub(crate) fn error_age_column() -> usize {
     ErrorQpColumn::PANE
         .iter()
         .position(|c| *c == ErrorQpColumn::Age)
@@ -232,7 +232,7 @@ fn error_column(column: ErrorQpColumn) -> Column {
 }
 
 /// The id of an ERROR QP's row: its device and QP number, stable across refreshes.
-pub fn error_row_id(insight: &ErrorQpInsight) -> RowId {
+pub(crate) fn error_row_id(insight: &ErrorQpInsight) -> RowId {
     let q = &insight.qp.qp;
     (
         q.device,
@@ -240,7 +240,7 @@ pub fn error_row_id(insight: &ErrorQpInsight) -> RowId {
     )
 }
 
-pub fn error_row(insight: &ErrorQpInsight) -> Row {
+pub(crate) fn error_row(insight: &ErrorQpInsight) -> Row {
     let row = ErrorQpRow {
         qp: &insight.qp,
         age: insight.age.as_ref(),

@@ -9,7 +9,7 @@ use crate::model::{OwnerKey, ResourceType, Snapshot};
 use std::collections::BTreeMap;
 
 /// Change since the baseline of every consumer, over the devices the filter shows.
-pub fn baseline_deltas(
+pub(crate) fn baseline_deltas(
     history: &History,
     snapshot: &Snapshot,
     consumers: &[Consumer],
@@ -27,7 +27,7 @@ pub fn baseline_deltas(
 
 /// The change since the baseline of every row of a grouped table: a group's is the
 /// sum of its members', under the owner that stands for the row.
-pub fn group_deltas(
+pub(crate) fn group_deltas(
     rows: &[OwnerGroupRow],
     members: &BTreeMap<OwnerKey, BaselineDelta>,
 ) -> BTreeMap<OwnerKey, BaselineDelta> {
@@ -53,7 +53,7 @@ pub fn group_deltas(
 /// Re-sorts rows by their change since the baseline when the sort column is
 /// a count: leak hunting wants who grew most on top. Stable, so ties keep
 /// the order `sort_consumers` gave them.
-pub fn sort_by_delta<R: SortFields>(
+pub(crate) fn sort_by_delta<R: SortFields>(
     rows: &mut [R],
     deltas: &BTreeMap<OwnerKey, BaselineDelta>,
     key: SortKey,

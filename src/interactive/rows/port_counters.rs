@@ -65,7 +65,7 @@ impl CounterSort {
 }
 
 /// The port `device`/`port` of the snapshot, if it is there.
-pub fn find_port<'a>(snapshot: &'a Snapshot, device: &str, port: u32) -> Option<&'a Port> {
+pub(crate) fn find_port<'a>(snapshot: &'a Snapshot, device: &str, port: u32) -> Option<&'a Port> {
     snapshot
         .devices
         .iter()
@@ -76,7 +76,7 @@ pub fn find_port<'a>(snapshot: &'a Snapshot, device: &str, port: u32) -> Option<
 }
 
 /// Every counter of the port, unsorted (driver counters, then PMA).
-pub fn counter_rows(
+pub(crate) fn counter_rows(
     counters: &PortCounters,
     history: &CounterHistory,
     device: &str,
@@ -225,7 +225,7 @@ fn values_of(series: &RateSeries) -> Vec<f64> {
 }
 
 /// Sorts rows; ties (and rows without a rate) fall back to the name.
-pub fn sort_rows(rows: &mut [CounterRow], by: CounterSort, descending: bool) {
+pub(crate) fn sort_rows(rows: &mut [CounterRow], by: CounterSort, descending: bool) {
     rows.sort_by(|a, b| {
         let primary = match by {
             CounterSort::Name => Ordering::Equal,
@@ -248,7 +248,7 @@ pub fn sort_rows(rows: &mut [CounterRow], by: CounterSort, descending: bool) {
 }
 
 /// Rates as whole-number steps for the sparkline widget (it scales itself).
-pub fn sparkline_values(series: &[f64]) -> Vec<u64> {
+pub(crate) fn sparkline_values(series: &[f64]) -> Vec<u64> {
     series
         .iter()
         .map(|v| {

@@ -37,7 +37,7 @@ impl Default for ErrorQpScreen {
 
 impl ErrorQpScreen {
     /// The pane showing only `owner`'s ERROR QPs.
-    pub fn for_owner(owner: crate::model::OwnerKey) -> ErrorQpScreen {
+    pub(crate) fn for_owner(owner: crate::model::OwnerKey) -> ErrorQpScreen {
         ErrorQpScreen {
             owner: Some(owner),
             ..ErrorQpScreen::default()

@@ -14,13 +14,13 @@ use std::any::Any;
 const KEY_WIDTH: u16 = 16;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HelpScreen {
+pub(crate) struct HelpScreen {
     /// Lines scrolled off the top.
     pub scroll: u16,
 }
 
 impl HelpScreen {
-    pub const ID: &'static str = "help";
+    pub(crate) const ID: &'static str = "help";
 }
 
 impl Screen for HelpScreen {

@@ -14,8 +14,8 @@ pub mod device;
 pub mod drill;
 pub mod error_qps;
 pub mod fleet;
-pub mod fleet_cluster;
-pub mod fleet_host;
+pub(crate) mod fleet_cluster;
+pub(crate) mod fleet_host;
 pub mod group;
 pub(crate) mod help;
 pub(crate) mod main;
@@ -25,9 +25,9 @@ pub mod signal;
 pub mod sort_menu;
 pub(crate) mod table;
 
-use crate::interactive::app::config::AppConfig;
-use crate::interactive::app::signal::SignalRequest;
+use crate::interactive::config::AppConfig;
 use crate::interactive::keys::{Action, Command};
+use crate::interactive::signal::SignalRequest;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::{Consumer, SortKey};
 use crate::model::filter::Filter;
@@ -89,7 +89,7 @@ pub enum Outcome {
 
 /// What `c` finds on a screen: the port (device name, port index) whose
 /// counters to show, or why the selected row leads to none (the footer says it).
-pub type CountersPick = Result<(String, u32), String>;
+pub(crate) type CountersPick = Result<(String, u32), String>;
 
 impl From<CountersPick> for Outcome {
     fn from(pick: CountersPick) -> Outcome {
@@ -165,7 +165,7 @@ pub trait Screen: Debug + Any {
 
 /// How far Up, Down, the page keys, Home and End move a list whose page
 /// is `page` rows; `None` for any other action.
-pub fn selection_step(action: Action, page: u16) -> Option<isize> {
+pub(crate) fn selection_step(action: Action, page: u16) -> Option<isize> {
     let page = isize::try_from(page).unwrap_or(1);
     match action {
         Action::Up => Some(-1),
@@ -179,11 +179,11 @@ pub fn selection_step(action: Action, page: u16) -> Option<isize> {
 }
 
 /// Rows the mouse wheel scrolls per notch.
-pub const WHEEL_ROWS: isize = 3;
+pub(crate) const WHEEL_ROWS: isize = 3;
 
 /// What a mouse event asks of a screen's lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gesture {
+pub(crate) enum Gesture {
     /// The wheel at (`x`, `y`): scroll this many rows.
     Wheel { x: u16, y: u16, rows: isize },
     /// A left click at (`x`, `y`).
@@ -191,7 +191,7 @@ pub enum Gesture {
 }
 
 /// The wheel or left click in `mouse`; `None` for any other mouse event.
-pub fn gesture(mouse: MouseEvent) -> Option<Gesture> {
+pub(crate) fn gesture(mouse: MouseEvent) -> Option<Gesture> {
     let (x, y) = (mouse.column, mouse.row);
     match mouse.kind {
         MouseEventKind::ScrollDown => Some(Gesture::Wheel {
@@ -211,6 +211,6 @@ pub fn gesture(mouse: MouseEvent) -> Option<Gesture> {
 
 /// Rows a page key moves in a list `height` rows high: one less, so the
 /// last row of the old page stays in sight.
-pub fn page_of(height: u16) -> u16 {
+pub(crate) fn page_of(height: u16) -> u16 {
     height.max(2) - 1
 }

@@ -80,7 +80,7 @@ pub trait TableScreen: Debug + Any {
 
 /// The footer of a table of owners' objects whose rows lead to a port
 /// (`c`): the ERROR-QP screen and the alerts.
-pub const OWNER_TABLE_HINTS: &[&Command] = &[
+pub(crate) const OWNER_TABLE_HINTS: &[&Command] = &[
     &table::BACK,
     &table::OPEN_OWNER,
     &table::COUNTERS,
@@ -168,23 +168,23 @@ impl<T: TableScreen> Screen for T {
 }
 
 /// `s`, `>`, `<`: sort `table` by the next (or previous) column.
-pub fn sort_step(table: &mut ObjectTable, step: isize) -> Outcome {
+pub(crate) fn sort_step(table: &mut ObjectTable, step: isize) -> Outcome {
     table.next_sort_column(step);
     Outcome::Handled
 }
 
-pub fn move_table(table: &mut ObjectTable, delta: isize) {
+pub(crate) fn move_table(table: &mut ObjectTable, delta: isize) {
     let len = table.rows.len();
     table.cursor.move_by(delta, len);
     table.remember_selection();
 }
 
-pub fn settle_table(table: &mut ObjectTable, area: &TableArea) {
+pub(crate) fn settle_table(table: &mut ObjectTable, area: &TableArea) {
     let len = table.rows.len();
     table.cursor.settle(len, usize::from(area.rows.height));
 }
 
-pub fn wheel_table(table: &mut ObjectTable, area: &TableArea, delta: isize) {
+pub(crate) fn wheel_table(table: &mut ObjectTable, area: &TableArea, delta: isize) {
     let len = table.rows.len();
     table
         .cursor
@@ -193,7 +193,7 @@ pub fn wheel_table(table: &mut ObjectTable, area: &TableArea, delta: isize) {
 }
 
 /// A click on a column header sorts by it (again: reverses); on a row selects it.
-pub fn click_table(table: &mut ObjectTable, area: &TableArea, x: u16, y: u16) {
+pub(crate) fn click_table(table: &mut ObjectTable, area: &TableArea, x: u16, y: u16) {
     if contains_y(area.header, y) {
         let rel = x.saturating_sub(area.header.x);
         let hit = table_columns(table, area.header.width)

@@ -9,7 +9,7 @@
 //! recording's replayer); another feed (a fleet) brings its own, so the
 //! runtime names neither.
 
-use crate::interactive::app::signal::{SignalOutcome, SignalRequest};
+use crate::interactive::signal::{SignalOutcome, SignalRequest};
 use crate::model::DetailScope;
 use std::time::Duration;
 

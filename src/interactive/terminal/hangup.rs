@@ -10,17 +10,17 @@ use nix::unistd::{Pid, getppid};
 use std::os::fd::AsFd;
 
 /// What "still attached" meant when the view started.
-pub struct HangupWatch {
+pub(crate) struct HangupWatch {
     parent: Pid,
 }
 
 impl HangupWatch {
-    pub fn new() -> HangupWatch {
+    pub(crate) fn new() -> HangupWatch {
         HangupWatch { parent: getppid() }
     }
 
     /// True when the terminal hung up or the process that started restop is gone.
-    pub fn terminal_lost(&self) -> bool {
+    pub(crate) fn terminal_lost(&self) -> bool {
         tty_hung_up() || getppid() != self.parent
     }
 }
@@ -33,7 +33,7 @@ impl Default for HangupWatch {
 
 /// A zero-timeout poll(2) of stdin (the terminal the view reads): the kernel
 /// reports POLLHUP once the terminal's other end has closed.
-pub fn tty_hung_up() -> bool {
+pub(crate) fn tty_hung_up() -> bool {
     let stdin = std::io::stdin();
     let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::empty())];
     match poll(&mut fds, PollTimeout::ZERO) {

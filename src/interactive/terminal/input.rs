@@ -24,7 +24,7 @@ static RUNNING: AtomicBool = AtomicBool::new(false);
 
 /// Asks the input thread to stop reading the terminal and waits (a little
 /// longer than one poll) until it has.
-pub fn park() {
+pub(crate) fn park() {
     PARK.store(true, Ordering::SeqCst);
     let started = Instant::now();
     while RUNNING.load(Ordering::SeqCst)
@@ -36,11 +36,11 @@ pub fn park() {
 }
 
 /// Lets the input thread read the terminal again.
-pub fn unpark() {
+pub(crate) fn unpark() {
     PARK.store(false, Ordering::SeqCst);
 }
 
-pub fn spawn(tx: Sender<Event>, stop: Arc<AtomicBool>) -> std::io::Result<JoinHandle<()>> {
+pub(crate) fn spawn(tx: Sender<Event>, stop: Arc<AtomicBool>) -> std::io::Result<JoinHandle<()>> {
     RUNNING.store(true, Ordering::SeqCst);
     thread::Builder::new()
         .name("restop-input".into())

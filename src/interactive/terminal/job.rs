@@ -18,7 +18,7 @@ use nix::sys::signal::{Signal, raise};
 use nix::unistd::{getpgrp, tcgetpgrp};
 
 /// Ctrl-Z, which raw mode delivers as a key instead of a signal.
-pub fn is_suspend_key(event: &Event) -> bool {
+pub(crate) fn is_suspend_key(event: &Event) -> bool {
     matches!(event, Event::Key(k)
         if k.code == KeyCode::Char('z')
             && k.modifiers.contains(KeyModifiers::CONTROL)
@@ -27,7 +27,7 @@ pub fn is_suspend_key(event: &Event) -> bool {
 
 /// Where the view is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Presence {
+pub(crate) enum Presence {
     /// Full-screen on the terminal, drawn every turn.
     Shown,
     /// The terminal is the shell's: restop runs in the background.
@@ -37,7 +37,7 @@ pub enum Presence {
 /// True when restop may use the terminal: it is in the terminal's foreground
 /// process group, or the terminal is not its controlling one (no job control
 /// then, and no SIGTTOU either).
-pub fn in_foreground() -> bool {
+pub(crate) fn in_foreground() -> bool {
     match tcgetpgrp(std::io::stdin()) {
         Ok(group) => group == getpgrp(),
         Err(_) => true,
@@ -46,7 +46,7 @@ pub fn in_foreground() -> bool {
 
 /// Restores the terminal, stops until SIGCONT, then takes the terminal back
 /// if restop was continued in the foreground.
-pub fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
+pub(crate) fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
     input::park();
     tty::suspend();
     // SIGSTOP cannot be caught: the shell sees restop stopped, as after Ctrl-Z.
@@ -57,7 +57,7 @@ pub fn suspend(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
 /// After a SIGCONT (or a stop restop did not ask for: the shell may have
 /// reset raw mode): in the foreground take the terminal again and clear it
 /// for a full redraw; in the background let go of it without waiting on it.
-pub fn continued(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
+pub(crate) fn continued(tty: &mut Tty, mouse: bool) -> anyhow::Result<Presence> {
     let _ = signals::take_continued();
     if !in_foreground() {
         input::park();

@@ -5,7 +5,7 @@
 //! recording's replayer); the fleet view is another, with its own feed. What
 //! feeds the view is started by the caller (`run`'s `start_feed`).
 
-pub mod feed;
+pub(crate) mod feed;
 pub(crate) mod hangup;
 pub(crate) mod input;
 pub(crate) mod job;

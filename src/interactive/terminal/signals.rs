@@ -3,4 +3,4 @@
 //! polls the request and quits through the normal path, which restores the
 //! terminal.
 
-pub use crate::signals::{install, stop_requested as termination_requested};
+pub(crate) use crate::signals::{install, stop_requested as termination_requested};

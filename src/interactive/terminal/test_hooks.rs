@@ -4,7 +4,7 @@
 
 /// `RESTOP_TEST_PANIC_COLLECTOR=N`: the collector thread panics after sending
 /// N snapshots, to test that a panic there ends the view cleanly.
-pub fn collector_panic_after() -> Option<usize> {
+pub(crate) fn collector_panic_after() -> Option<usize> {
     if cfg!(debug_assertions) {
         std::env::var("RESTOP_TEST_PANIC_COLLECTOR")
             .ok()
@@ -16,7 +16,7 @@ pub fn collector_panic_after() -> Option<usize> {
 
 /// `RESTOP_TEST_NO_INPUT_THREAD=1`: no input thread, so only the hang-up
 /// watch can notice a terminal that went away.
-pub fn no_input_thread() -> bool {
+pub(crate) fn no_input_thread() -> bool {
     cfg!(debug_assertions) && std::env::var_os("RESTOP_TEST_NO_INPUT_THREAD").is_some()
 }
 
@@ -24,6 +24,6 @@ pub fn no_input_thread() -> bool {
 // The crate denies clippy::panic outside tests; this is the one deliberate
 // panic, reachable only through the debug-build test variable above.
 #[allow(clippy::panic)]
-pub fn panic_in_collector() -> ! {
+pub(crate) fn panic_in_collector() -> ! {
     panic!("RESTOP_TEST_PANIC_COLLECTOR: the collector thread panics, as asked")
 }

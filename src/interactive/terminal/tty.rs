@@ -39,15 +39,15 @@ static SCREEN: Mutex<()> = Mutex::new(());
 /// panicking thread may be the one drawing, and holds the lock then).
 const FRAME_WAIT: Duration = Duration::from_millis(500);
 
-pub type Tty = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Tty = Terminal<CrosstermBackend<Stdout>>;
 
 /// Holds the terminal in full-screen mode; dropping it restores the terminal.
-pub struct TerminalGuard {
+pub(crate) struct TerminalGuard {
     terminal: Tty,
 }
 
 impl TerminalGuard {
-    pub fn enter(mouse: bool) -> anyhow::Result<TerminalGuard> {
+    pub(crate) fn enter(mouse: bool) -> anyhow::Result<TerminalGuard> {
         install_panic_hook();
         // Marked active first so a failure half-way still gets undone.
         ACTIVE.store(true, Ordering::SeqCst);
@@ -65,14 +65,14 @@ impl TerminalGuard {
         }
     }
 
-    pub fn terminal(&mut self) -> &mut Tty {
+    pub(crate) fn terminal(&mut self) -> &mut Tty {
         &mut self.terminal
     }
 
     /// Restores what can be restored of a terminal that went away and leaks
     /// the ratatui handle: its drop would only report on stderr that the dead
     /// terminal cannot show the cursor. The process is about to exit.
-    pub fn release_lost(self) {
+    pub(crate) fn release_lost(self) {
         restore();
         std::mem::forget(self);
     }
@@ -86,7 +86,7 @@ impl Drop for TerminalGuard {
 
 /// Puts the terminal back. Safe to call more than once and from a panic hook;
 /// errors are ignored because there is nothing better to do with them here.
-pub fn restore() {
+pub(crate) fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
@@ -116,7 +116,7 @@ fn without_sigttou(f: impl FnOnce()) {
 
 /// Draws one frame with `draw` unless a panic has given the screen to its
 /// message; `None` then.
-pub fn draw_frame<T>(draw: impl FnOnce() -> T) -> Option<T> {
+pub(crate) fn draw_frame<T>(draw: impl FnOnce() -> T) -> Option<T> {
     let _frame = SCREEN.lock().unwrap_or_else(|e| e.into_inner());
     if panicked() {
         return None;
@@ -133,13 +133,13 @@ thread_local! {
 }
 
 /// A thread panicked since the view started.
-pub fn panicked() -> bool {
+pub(crate) fn panicked() -> bool {
     PANICKED.load(Ordering::SeqCst)
 }
 
 /// Gives the terminal back for a stop (Ctrl-Z); returns whether mouse
 /// capture was on, for [`resume`].
-pub fn suspend() -> bool {
+pub(crate) fn suspend() -> bool {
     let mouse = MOUSE.load(Ordering::SeqCst);
     restore();
     mouse
@@ -149,7 +149,7 @@ pub fn suspend() -> bool {
 /// cursor, mouse capture as before. The caller redraws everything.
 /// The caller checked that restop is in the foreground; SIGTTOU is blocked
 /// anyway, so being sent to the background just then cannot stop it for good.
-pub fn resume(mouse: bool) -> anyhow::Result<()> {
+pub(crate) fn resume(mouse: bool) -> anyhow::Result<()> {
     ACTIVE.store(true, Ordering::SeqCst);
     let mut result = Ok(());
     without_sigttou(|| {

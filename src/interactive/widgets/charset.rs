@@ -10,7 +10,7 @@ use ratatui::buffer::Buffer;
 use unicode_width::UnicodeWidthStr;
 
 /// The ASCII spelling of one cell's symbol: a one-column ASCII string.
-pub fn ascii_of(symbol: &str) -> &str {
+pub(crate) fn ascii_of(symbol: &str) -> &str {
     if symbol.is_ascii() {
         return symbol;
     }
@@ -53,7 +53,7 @@ pub fn ascii_of(symbol: &str) -> &str {
 
 /// Rewrites every cell of `buf` to ASCII. A symbol two columns wide becomes
 /// `?` and the cell it covered a space, so the width of the line stays.
-pub fn to_ascii(buf: &mut Buffer) {
+pub(crate) fn to_ascii(buf: &mut Buffer) {
     let mut covered = false;
     for cell in buf.content.iter_mut() {
         let symbol = cell.symbol();

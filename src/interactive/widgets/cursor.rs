@@ -63,7 +63,7 @@ impl Cursor {
 
 /// The first row to show so that the selection is visible in `height` rows.
 /// Pure so that drawing can use it even when the size changed since the last update.
-pub fn visible_offset(cursor: Cursor, len: usize, height: usize) -> usize {
+pub(crate) fn visible_offset(cursor: Cursor, len: usize, height: usize) -> usize {
     if height == 0 || len == 0 {
         return 0;
     }

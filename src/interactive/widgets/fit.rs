@@ -10,7 +10,7 @@ use ratatui::text::Span;
 /// next costs the priority given with it; the cheapest step is taken first
 /// until the line fits. A dropped part is an empty last form.
 #[derive(Clone, Debug)]
-pub struct Part<'a> {
+pub(crate) struct Part<'a> {
     forms: Vec<Vec<Span<'a>>>,
     /// `costs[i]`: what losing `forms[i]` for `forms[i + 1]` costs.
     costs: Vec<u8>,
@@ -18,7 +18,7 @@ pub struct Part<'a> {
 
 impl<'a> Part<'a> {
     /// A part shown whole or not at all.
-    pub fn new(spans: Vec<Span<'a>>) -> Part<'a> {
+    pub(crate) fn new(spans: Vec<Span<'a>>) -> Part<'a> {
         Part {
             forms: vec![spans],
             costs: Vec::new(),
@@ -26,27 +26,27 @@ impl<'a> Part<'a> {
     }
 
     /// A shorter form, taken at `cost`.
-    pub fn or(mut self, spans: Vec<Span<'a>>, cost: u8) -> Part<'a> {
+    pub(crate) fn or(mut self, spans: Vec<Span<'a>>, cost: u8) -> Part<'a> {
         self.forms.push(spans);
         self.costs.push(cost);
         self
     }
 
     /// Dropped entirely at `cost`.
-    pub fn drop_at(self, cost: u8) -> Part<'a> {
+    pub(crate) fn drop_at(self, cost: u8) -> Part<'a> {
         self.or(Vec::new(), cost)
     }
 }
 
 /// Display width of some spans.
-pub fn spans_width(spans: &[Span<'_>]) -> usize {
+pub(crate) fn spans_width(spans: &[Span<'_>]) -> usize {
     spans.iter().map(Span::width).sum()
 }
 
 /// The parts in order, each in the longest form that lets the line fit in
 /// `width`, shortening the cheapest first. A line whose parts cannot all
 /// shrink enough is returned in its shortest forms (the caller clips it).
-pub fn fit_parts<'a>(parts: Vec<Part<'a>>, width: usize) -> Vec<Span<'a>> {
+pub(crate) fn fit_parts<'a>(parts: Vec<Part<'a>>, width: usize) -> Vec<Span<'a>> {
     let mut at = vec![0usize; parts.len()];
     let total = |at: &[usize]| -> usize {
         parts
@@ -79,7 +79,7 @@ pub fn fit_parts<'a>(parts: Vec<Part<'a>>, width: usize) -> Vec<Span<'a>> {
 
 /// `text` in at most `width` columns: whole, or cut after the last word that
 /// fits and marked `…` (a single word longer than the width is cut inside).
-pub fn cut_at_word(text: &str, width: usize) -> String {
+pub(crate) fn cut_at_word(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_string();
     }
@@ -101,7 +101,7 @@ pub fn cut_at_word(text: &str, width: usize) -> String {
 /// part longer than a line is cut at a word. When the parts need more lines
 /// than that, the last line ends in `…`. Leading blanks of a part that
 /// starts a line are dropped.
-pub fn wrap_parts<'a>(
+pub(crate) fn wrap_parts<'a>(
     parts: Vec<Vec<Span<'a>>>,
     width: usize,
     max_lines: usize,
@@ -168,7 +168,7 @@ fn trim_start(mut part: Vec<Span<'_>>) -> Vec<Span<'_>> {
 }
 
 /// The spans cut to `width` at a word of the span that crosses it.
-pub fn cut_spans(part: Vec<Span<'_>>, width: usize) -> Vec<Span<'_>> {
+pub(crate) fn cut_spans(part: Vec<Span<'_>>, width: usize) -> Vec<Span<'_>> {
     let mut out = Vec::new();
     let mut used = 0usize;
     for span in part {

@@ -1,10 +1,10 @@
 //! Fitting text into fixed-width cells. Numbers are written by
 //! `crate::units`, the same way as in every other output.
 
-pub use crate::units::truncate as fit;
+pub(crate) use crate::units::truncate as fit;
 
 /// Pads (or cuts) to exactly `width` characters.
-pub fn pad(text: &str, width: usize, right: bool) -> String {
+pub(crate) fn pad(text: &str, width: usize, right: bool) -> String {
     let t = fit(text, width);
     if right {
         format!("{t:>width$}")

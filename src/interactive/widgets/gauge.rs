@@ -22,7 +22,7 @@ const MIN_SPARKLINE: usize = 6;
 
 /// A bar `width` cells wide filled to `ratio` (clamped to 0..=1), in eighths:
 /// the filled part and the empty track.
-pub fn bar(ratio: f64, width: usize) -> (String, String) {
+pub(crate) fn bar(ratio: f64, width: usize) -> (String, String) {
     let ratio = if ratio.is_finite() {
         ratio.clamp(0.0, 1.0)
     } else {
@@ -42,7 +42,7 @@ pub fn bar(ratio: f64, width: usize) -> (String, String) {
 
 /// The numbers of one gauge: `used/max pct` (`full`) or `pct`; `used` alone
 /// when no limit is known; `-` when the kernel reported nothing.
-pub fn gauge_text(entry: Option<&UsageEntry>, full: bool) -> String {
+pub(crate) fn gauge_text(entry: Option<&UsageEntry>, full: bool) -> String {
     let Some(entry) = entry else {
         return "-".to_string();
     };
@@ -60,7 +60,7 @@ pub fn gauge_text(entry: Option<&UsageEntry>, full: bool) -> String {
 
 /// How every gauge of a column is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GaugePlan {
+pub(crate) struct GaugePlan {
     pub full: bool,
     pub bar: usize,
     pub text: usize,
@@ -112,7 +112,7 @@ fn plan_for(entries: &[Option<&UsageEntry>], width: usize, bar_without_limit: bo
 }
 
 /// The spans of one gauge laid out by `plan`.
-pub fn gauge<'a>(
+pub(crate) fn gauge<'a>(
     entry: Option<&UsageEntry>,
     plan: GaugePlan,
     thresholds: &Thresholds,
@@ -143,7 +143,7 @@ pub fn gauge<'a>(
 
 /// A gauge whose bar is a sparkline of the count over the trend window,
 /// coloured by the current level.
-pub fn trend_gauge<'a>(
+pub(crate) fn trend_gauge<'a>(
     entry: Option<&UsageEntry>,
     plan: GaugePlan,
     series: &[u64],

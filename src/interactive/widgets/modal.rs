@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear};
 
 /// Clears a box of about `width` × `height` centred in `area`, draws its
 /// border and `title`, and returns the inside to draw the lines in.
-pub fn draw_box(
+pub(crate) fn draw_box(
     frame: &mut Frame,
     area: Rect,
     (width, height): (u16, u16),

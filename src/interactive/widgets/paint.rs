@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 
 /// Writes `text` at (`x`, `y`), at most `width` cells (cut between words
 /// with `…` when wider, and at the buffer's edge), clipped to the buffer.
-pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) -> u16 {
+pub(crate) fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) -> u16 {
     let area = buf.area;
     if y < area.y || y >= area.bottom() || x < area.x || x >= area.right() {
         return x;
@@ -29,7 +29,7 @@ pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Styl
 
 /// Writes one column title into a table's header row: padded to the column,
 /// right-aligned for numbers.
-pub fn put_header_cell(
+pub(crate) fn put_header_cell(
     buf: &mut Buffer,
     area: &TableArea,
     (x, width): (u16, u16),
@@ -42,12 +42,12 @@ pub fn put_header_cell(
 }
 
 /// Writes `text` on the first line of `area` (an empty list's "nothing here").
-pub fn put_line(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> u16 {
+pub(crate) fn put_line(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> u16 {
     put(buf, area.x, area.y, text, area.width, style)
 }
 
 /// Writes styled spans left to right within `area`'s first line.
-pub fn put_spans(buf: &mut Buffer, area: Rect, spans: &[Span<'_>]) {
+pub(crate) fn put_spans(buf: &mut Buffer, area: Rect, spans: &[Span<'_>]) {
     if area.height == 0 || area.width == 0 {
         return;
     }
@@ -67,7 +67,7 @@ pub fn put_spans(buf: &mut Buffer, area: Rect, spans: &[Span<'_>]) {
 }
 
 /// Applies `style` to a whole area (row highlight), clipped to the buffer.
-pub fn style_area(buf: &mut Buffer, area: Rect, style: Style) {
+pub(crate) fn style_area(buf: &mut Buffer, area: Rect, style: Style) {
     let area = area.intersection(buf.area);
     if !area.is_empty() {
         buf.set_style(area, style);
@@ -75,7 +75,13 @@ pub fn style_area(buf: &mut Buffer, area: Rect, style: Style) {
 }
 
 /// A title line: `─ Title ─────…` with optional extra spans after it.
-pub fn title_line(buf: &mut Buffer, area: Rect, title: Span<'_>, extra: &[Span<'_>], rule: Style) {
+pub(crate) fn title_line(
+    buf: &mut Buffer,
+    area: Rect,
+    title: Span<'_>,
+    extra: &[Span<'_>],
+    rule: Style,
+) {
     if area.height == 0 || area.width == 0 {
         return;
     }

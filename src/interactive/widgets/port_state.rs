@@ -6,7 +6,11 @@ use crate::model::PortState;
 use ratatui::text::Span;
 
 /// A port's state and netdev (`ACTIVE ens1f0np0`), coloured by the state.
-pub fn port_state<'a>(state: Option<PortState>, netdev: Option<&str>, theme: &Theme) -> Span<'a> {
+pub(crate) fn port_state<'a>(
+    state: Option<PortState>,
+    netdev: Option<&str>,
+    theme: &Theme,
+) -> Span<'a> {
     let name = state.map(|s| s.name()).unwrap_or("?");
     let netdev = netdev.map(|n| format!(" {n}")).unwrap_or_default();
     Span::styled(format!("{name}{netdev}"), theme.port(state))

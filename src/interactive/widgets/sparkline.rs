@@ -11,7 +11,7 @@ const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█
 /// wide, right-aligned, scaled from their minimum over at least a tenth of
 /// their maximum: jitter of a few objects in thousands only ripples at the
 /// bottom, while real growth climbs to the top. A flat series is a flat line.
-pub fn sparkline(values: &[u64], width: usize) -> String {
+pub(crate) fn sparkline(values: &[u64], width: usize) -> String {
     if width == 0 || values.is_empty() {
         return " ".repeat(width);
     }
@@ -38,7 +38,7 @@ pub fn sparkline(values: &[u64], width: usize) -> String {
 
 /// An age in whole seconds: `0 s`, `45 s`, `2m 05s`, `1h 03m`; `≥` when it
 /// is a lower bound (already so when restop started).
-pub fn age_text(age: Millis, lower_bound: bool) -> String {
+pub(crate) fn age_text(age: Millis, lower_bound: bool) -> String {
     let secs = age.as_secs();
     let text = if secs == 0 {
         "0 s".to_string()
@@ -53,7 +53,7 @@ pub fn age_text(age: Millis, lower_bound: bool) -> String {
 }
 
 /// A change in a count: `+12`, `-3`, `0`.
-pub fn signed(n: i64) -> String {
+pub(crate) fn signed(n: i64) -> String {
     if n > 0 {
         format!("+{n}")
     } else {
@@ -62,7 +62,7 @@ pub fn signed(n: i64) -> String {
 }
 
 /// A change in bytes: `+1.5 GiB`, `-4 KiB`, `0`.
-pub fn signed_bytes(n: i64) -> String {
+pub(crate) fn signed_bytes(n: i64) -> String {
     match n {
         0 => "0".to_string(),
         n if n > 0 => format!("+{}", bytes(n.unsigned_abs())),

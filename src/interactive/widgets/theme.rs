@@ -47,7 +47,7 @@ impl Theme {
         Style::new()
     }
 
-    pub fn bold(&self) -> Style {
+    pub(crate) fn bold(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
 
@@ -65,7 +65,7 @@ impl Theme {
     }
 
     /// Column headers.
-    pub fn column_header(&self) -> Style {
+    pub(crate) fn column_header(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
     }
 
@@ -103,7 +103,7 @@ impl Theme {
     }
 
     /// The empty part of a gauge.
-    pub fn gauge_track(&self) -> Style {
+    pub(crate) fn gauge_track(&self) -> Style {
         self.dim()
     }
 
@@ -116,7 +116,7 @@ impl Theme {
     }
 
     /// The source badge: simulated or recorded data must never pass for live.
-    pub fn source_badge(&self, source: SourceKind) -> Style {
+    pub(crate) fn source_badge(&self, source: SourceKind) -> Style {
         let base = Style::new().add_modifier(Modifier::BOLD);
         match (source, self.color) {
             (SourceKind::Live, _) => base,
@@ -126,7 +126,7 @@ impl Theme {
         }
     }
 
-    pub fn frozen_badge(&self) -> Style {
+    pub(crate) fn frozen_badge(&self) -> Style {
         let base = Style::new().add_modifier(Modifier::BOLD);
         if self.color {
             base.fg(Color::Black).bg(Color::Cyan)

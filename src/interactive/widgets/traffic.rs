@@ -10,7 +10,7 @@ use ratatui::text::Span;
 
 /// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%  moved out_of_sequence ...`,
 /// or why there are no rates.
-pub fn traffic_line<'a>(port: &PortSummary, theme: &Theme) -> Vec<Span<'a>> {
+pub(crate) fn traffic_line<'a>(port: &PortSummary, theme: &Theme) -> Vec<Span<'a>> {
     let t = match &port.traffic {
         Traffic::Unavailable(why) => {
             return vec![Span::styled(format!("no counters: {why}"), theme.dim())];
@@ -45,7 +45,7 @@ pub fn traffic_line<'a>(port: &PortSummary, theme: &Theme) -> Vec<Span<'a>> {
 }
 
 /// `TX 3.8 GB/s 931 kp/s  RX 5.2 GB/s 1.3 Mp/s  LINK 21%`.
-pub fn throughput_text(t: &Throughput) -> String {
+pub(crate) fn throughput_text(t: &Throughput) -> String {
     let dir = |label: &str, bytes: Option<f64>, packets: Option<f64>| {
         let mut parts = vec![label.to_string()];
         parts.extend(bytes.map(bytes_per_s));

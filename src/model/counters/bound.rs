@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 /// The command an admin runs to bind a port's QPs to counters (shown where
 /// nothing is bound, instead of zeros).
-pub fn bind_hint(device: &str, port: u32) -> String {
+pub(crate) fn bind_hint(device: &str, port: u32) -> String {
     format!("rdma statistic qp set link {device}/{port} auto type on")
 }
 
@@ -35,7 +35,7 @@ pub struct BoundCounter {
 
 /// The process (or module) the kernel named for the counter, as a row of
 /// the snapshot.
-pub fn counter_owner(counter: &BoundCounter, snapshot: &Snapshot) -> Option<OwnerKey> {
+pub(crate) fn counter_owner(counter: &BoundCounter, snapshot: &Snapshot) -> Option<OwnerKey> {
     match &counter.reported {
         ReportedOwner::Task(tid) => snapshot
             .processes
@@ -49,7 +49,7 @@ pub fn counter_owner(counter: &BoundCounter, snapshot: &Snapshot) -> Option<Owne
 
 /// The owner of QP `lqpn` of device `device_index`: its entry in the
 /// snapshot's objects, else the counter's owner.
-pub fn qp_owner(
+pub(crate) fn qp_owner(
     lqpn: u32,
     device_index: u32,
     counter: &BoundCounter,
@@ -96,7 +96,7 @@ pub fn bound_counters(snapshot: &Snapshot) -> Vec<BoundAt<'_>> {
 }
 
 /// The bound counters with at least one QP of `owner` (or allocated for it).
-pub fn bound_of_owner<'a>(snapshot: &'a Snapshot, owner: &OwnerKey) -> Vec<BoundAt<'a>> {
+pub(crate) fn bound_of_owner<'a>(snapshot: &'a Snapshot, owner: &OwnerKey) -> Vec<BoundAt<'a>> {
     bound_counters(snapshot)
         .into_iter()
         .filter(|b| {

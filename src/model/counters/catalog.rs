@@ -217,7 +217,7 @@ pub fn describe(name: &str) -> Option<Description> {
 }
 
 /// Whether a rise of this counter is worth telling (error or congestion).
-pub fn is_health_signal(name: &str) -> bool {
+pub(crate) fn is_health_signal(name: &str) -> bool {
     matches!(
         describe(name).map(|d| d.class),
         Some(CounterClass::Error | CounterClass::Congestion)
@@ -226,7 +226,7 @@ pub fn is_health_signal(name: &str) -> bool {
 
 /// Every well-known error and congestion counter name, with its class: what `restop fleet`
 /// asks Prometheus for, so only the counters worth telling leave the server.
-pub fn health_signals() -> impl Iterator<Item = (&'static str, CounterClass)> {
+pub(crate) fn health_signals() -> impl Iterator<Item = (&'static str, CounterClass)> {
     KNOWN
         .iter()
         .filter(|(name, _, _)| is_health_signal(name))

@@ -8,10 +8,10 @@
 //! ([`Throughput`]) convert units.
 
 pub mod bound;
-pub mod catalog;
-pub mod health;
-pub mod netdev;
-pub mod rates;
+pub(crate) mod catalog;
+pub(crate) mod health;
+pub(crate) mod netdev;
+pub(crate) mod rates;
 
 pub use catalog::{CounterClass, Direction, describe};
 pub use health::{Throughput, moved};
@@ -108,7 +108,7 @@ impl PortCounters {
 }
 
 /// Mb/s from a sysfs `rate` file ("100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)").
-pub fn parse_link_rate_mbps(text: &str) -> Option<u64> {
+pub(crate) fn parse_link_rate_mbps(text: &str) -> Option<u64> {
     let mut words = text.split_whitespace();
     let number: f64 = words.next()?.parse().ok()?;
     let unit = words.next()?;

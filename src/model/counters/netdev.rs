@@ -83,8 +83,8 @@ pub struct PauseCount {
 }
 
 /// The standard pause group's names in [`NetdevRead::standard`].
-pub const PAUSE_TX: &str = "pause.tx_frames";
-pub const PAUSE_RX: &str = "pause.rx_frames";
+pub(crate) const PAUSE_TX: &str = "pause.tx_frames";
+pub(crate) const PAUSE_RX: &str = "pause.rx_frames";
 
 /// Which driver names count pause frames: mlx5's `rx_prio3_pause`,
 /// `tx_prio3_pause` per priority and `rx_pause_ctrl_phy`,
@@ -109,7 +109,7 @@ fn driver_pause(name: &str) -> Option<(Direction, Priority)> {
 /// sysfs files, and the driver's PHY-level counters (mlx5's
 /// `rx_discards_phy`: dropped for lack of receive buffer, the classic
 /// lossless-RoCE misconfiguration).
-pub fn is_discard(name: &str) -> bool {
+pub(crate) fn is_discard(name: &str) -> bool {
     matches!(name, "rx_dropped" | "tx_dropped" | "rx_missed_errors")
         || name.contains("discard")
         || name == "rx_out_of_buffer"

@@ -52,7 +52,7 @@ pub fn rates_between(prev: &CounterRead, cur: &CounterRead) -> Rates {
 /// Seconds from one read to the next, or why the two cannot be compared
 /// (the same instant, or the clock went back). Shared by every kind of
 /// counter read (RDMA ports, their netdevs).
-pub fn interval_between(prev: UnixMs, cur: UnixMs) -> Result<f64, String> {
+pub(crate) fn interval_between(prev: UnixMs, cur: UnixMs) -> Result<f64, String> {
     if cur <= prev {
         return Err(if cur == prev {
             "two reads at the same time: no rates".to_string()
@@ -68,7 +68,7 @@ pub fn interval_between(prev: UnixMs, cur: UnixMs) -> Result<f64, String> {
 
 /// Per-second rates of the counters in both maps; a counter that went down
 /// is named in `resets` and gets none.
-pub fn per_second(
+pub(crate) fn per_second(
     prev: &BTreeMap<String, u64>,
     cur: &BTreeMap<String, u64>,
     interval_s: f64,

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 /// What identifies one alert across snapshots: its kind and its subject.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct AlertKey {
+pub(super) struct AlertKey {
     pub kind: AlertKind,
     /// The owner it is about (for objects left behind: the first process
     /// that exited).
@@ -35,7 +35,7 @@ pub struct AlertKey {
 }
 
 impl AlertKey {
-    pub fn of(alert: &Alert) -> AlertKey {
+    pub(super) fn of(alert: &Alert) -> AlertKey {
         AlertKey {
             kind: alert.kind,
             owner: alert.owner.clone(),

@@ -105,7 +105,7 @@ impl Unreleased {
 /// The alerts' one order: oldest first, then by kind, owner and device, so
 /// alerts of the same age never swap places between refreshes (the alerts
 /// panel, `trends.warnings`).
-pub fn order(alerts: &mut [Alert]) {
+pub(super) fn order(alerts: &mut [Alert]) {
     alerts.sort_by(|a, b| {
         a.since_ms
             .cmp(&b.since_ms)
@@ -127,7 +127,7 @@ pub fn counts_text(counts: &TypeCounts) -> String {
 }
 
 /// One alert per owner and device for the QPs in ERR/SQE at least `linger` old.
-pub fn lingering(
+pub(super) fn lingering(
     ages: &[ErrorQpAge],
     linger: Duration,
     name_of: impl Fn(&OwnerKey) -> String,

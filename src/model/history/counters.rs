@@ -19,10 +19,10 @@ use std::collections::{BTreeMap, VecDeque};
 /// Points kept of every counter's rate (the counters view's sparklines):
 /// a port has 15 (rxe) to ~60 (mlx5 with PMA) counters, so their series stay
 /// shorter than the throughput's.
-pub const EVERY_COUNTER_POINTS: usize = 120;
+pub(crate) const EVERY_COUNTER_POINTS: usize = 120;
 
 /// Per-second values, oldest first: one per interval between reads.
-pub type RateSeries = VecDeque<(UnixMs, f64)>;
+pub(crate) type RateSeries = VecDeque<(UnixMs, f64)>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CounterAlertRules {

@@ -49,7 +49,7 @@ pub struct ErrorQpAge {
 const MAX_REMEMBERED_STATES: usize = 65_536;
 
 #[derive(Clone, Debug, Default)]
-pub struct ErrorTracker {
+pub(super) struct ErrorTracker {
     entries: BTreeMap<QpKey, ErrorEntry>,
     /// The last non-error state each QP was seen in, and when.
     last_states: BTreeMap<QpKey, (QpState, UnixMs)>,
@@ -58,7 +58,13 @@ pub struct ErrorTracker {
 impl ErrorTracker {
     /// Takes in the QPs of a snapshot whose objects are new (collected at
     /// `t_ms`). `first` is true for the history's first snapshot.
-    pub fn update(&mut self, snapshot: &Snapshot, t_ms: UnixMs, first: bool, retention: Millis) {
+    pub(super) fn update(
+        &mut self,
+        snapshot: &Snapshot,
+        t_ms: UnixMs,
+        first: bool,
+        retention: Millis,
+    ) {
         let names: BTreeMap<u32, &str> = snapshot
             .devices
             .iter()
@@ -137,7 +143,7 @@ impl ErrorTracker {
     }
 
     /// Current episodes, as of `now_ms`, oldest first.
-    pub fn ages(&self, now_ms: UnixMs) -> Vec<ErrorQpAge> {
+    pub(super) fn ages(&self, now_ms: UnixMs) -> Vec<ErrorQpAge> {
         let mut out: Vec<ErrorQpAge> = self
             .entries
             .iter()
@@ -162,12 +168,12 @@ impl ErrorTracker {
         out
     }
 
-    pub fn entry(&self, key: &QpKey) -> Option<&ErrorEntry> {
+    pub(super) fn entry(&self, key: &QpKey) -> Option<&ErrorEntry> {
         self.entries.get(key)
     }
 
     /// How many QPs' states are remembered (bounded).
-    pub fn remembered(&self) -> usize {
+    pub(super) fn remembered(&self) -> usize {
         self.entries.len() + self.last_states.len()
     }
 }

@@ -15,7 +15,7 @@ mod alert_ages;
 mod alerts;
 mod baseline;
 mod config;
-pub mod counters;
+pub(crate) mod counters;
 mod error_ages;
 mod insights;
 mod owner_trend;
@@ -287,7 +287,7 @@ impl History {
     }
 
     /// The same, over the window ending at `at_ms` (a frozen view's time).
-    pub fn owner_trend_at(&self, owner: &OwnerKey, at_ms: UnixMs) -> Option<OwnerTrend> {
+    pub(crate) fn owner_trend_at(&self, owner: &OwnerKey, at_ms: UnixMs) -> Option<OwnerTrend> {
         let track = self.owners.get(owner)?;
         let from = at_ms.minus(self.config.window_ms());
         let rules = self.config.rules();
@@ -310,7 +310,7 @@ impl History {
 
     /// A device's count of `t` (from the kernel's summary) over the window
     /// ending at `at_ms`, at evenly spaced times, for a sparkline.
-    pub fn device_series(&self, device: &str, t: ResourceType, at_ms: UnixMs) -> Vec<u64> {
+    pub(crate) fn device_series(&self, device: &str, t: ResourceType, at_ms: UnixMs) -> Vec<u64> {
         let Some(track) = self.devices.get(device) else {
             return Vec::new();
         };
@@ -327,7 +327,7 @@ impl History {
     }
 
     /// The error episode of one QP, if it is in one.
-    pub fn error_entry(&self, key: &QpKey) -> Option<&ErrorEntry> {
+    pub(crate) fn error_entry(&self, key: &QpKey) -> Option<&ErrorEntry> {
         self.errors.entry(key)
     }
 
@@ -339,7 +339,7 @@ impl History {
     }
 
     /// Marks `snapshot` (the one on screen) as the baseline.
-    pub fn set_baseline_at(&mut self, snapshot: &Snapshot) {
+    pub(crate) fn set_baseline_at(&mut self, snapshot: &Snapshot) {
         self.baseline = Some(Baseline::of(snapshot));
     }
 
@@ -371,7 +371,7 @@ impl History {
     /// lingering in ERR/SQE, then leak suspects. Each one's `since_ms` is
     /// when it was first seen: the start of the run of snapshots that raised
     /// it (`alert_ages.rs`), not of the points the window still holds.
-    pub fn alerts_at(&self, thresholds: &AlertThresholds, at_ms: UnixMs) -> Vec<Alert> {
+    pub(crate) fn alerts_at(&self, thresholds: &AlertThresholds, at_ms: UnixMs) -> Vec<Alert> {
         if self.latest_ms == Some(at_ms) && *thresholds == self.config.alerts {
             return self.latest_alerts.clone();
         }
@@ -432,7 +432,7 @@ impl History {
     }
 
     /// "leaky_svc (pid 3377)", "[nvme_rdma]", "(unattributed)", "pid 42".
-    pub fn label_of(&self, owner: &OwnerKey) -> String {
+    pub(crate) fn label_of(&self, owner: &OwnerKey) -> String {
         match self.owners.get(owner) {
             Some(track) if !track.label.is_empty() => track.label.clone(),
             _ => owner.to_string(),

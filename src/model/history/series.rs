@@ -8,20 +8,26 @@ use crate::model::{Millis, ResourceType, TypeCounts, UnixMs};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Point {
+pub(super) struct Point {
     pub t_ms: UnixMs,
     pub counts: TypeCounts,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Series {
+pub(super) struct Series {
     points: VecDeque<Point>,
 }
 
 impl Series {
     /// Adds a sample taken at `t_ms` (not earlier than the newest point). A
     /// sample in the same `resolution` slot as the newest point replaces it.
-    pub fn record(&mut self, t_ms: UnixMs, counts: TypeCounts, resolution: Millis, cap: usize) {
+    pub(super) fn record(
+        &mut self,
+        t_ms: UnixMs,
+        counts: TypeCounts,
+        resolution: Millis,
+        cap: usize,
+    ) {
         let slot = |t: UnixMs| t.as_u64() / resolution.as_u64().max(1);
         if let Some(last) = self.points.back_mut() {
             if t_ms < last.t_ms {
@@ -39,28 +45,28 @@ impl Series {
     }
 
     /// Drops the points taken before `oldest_ms`.
-    pub fn trim(&mut self, oldest_ms: UnixMs) {
+    pub(super) fn trim(&mut self, oldest_ms: UnixMs) {
         while self.points.front().is_some_and(|p| p.t_ms < oldest_ms) {
             self.points.pop_front();
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.points.len()
     }
 
-    pub fn last(&self) -> Option<&Point> {
+    pub(super) fn last(&self) -> Option<&Point> {
         self.points.back()
     }
 
     #[cfg(test)]
-    pub fn first(&self) -> Option<&Point> {
+    pub(super) fn first(&self) -> Option<&Point> {
         self.points.front()
     }
 
     /// How many points lie in `from..=until`, and the time from the first
     /// of them to the last: what a verdict needs, without copying a point.
-    pub fn extent(&self, from_ms: UnixMs, until_ms: UnixMs) -> (usize, Millis) {
+    pub(super) fn extent(&self, from_ms: UnixMs, until_ms: UnixMs) -> (usize, Millis) {
         let mut inside = self
             .points
             .iter()
@@ -74,7 +80,12 @@ impl Series {
 
     /// (t, count of `t`) for the points in `from..=until`, the time as the
     /// plain number of Unix ms the trend statistics compute with.
-    pub fn values(&self, t: ResourceType, from_ms: UnixMs, until_ms: UnixMs) -> Vec<(u64, u64)> {
+    pub(super) fn values(
+        &self,
+        t: ResourceType,
+        from_ms: UnixMs,
+        until_ms: UnixMs,
+    ) -> Vec<(u64, u64)> {
         self.points
             .iter()
             .filter(|p| p.t_ms >= from_ms && p.t_ms <= until_ms)

@@ -76,7 +76,7 @@ impl TypeTrend {
 }
 
 /// The trend of `points` ((Unix ms, value), oldest first, already cut to the window).
-pub fn analyze(t: ResourceType, points: &[(u64, u64)], rules: &TrendRules) -> TypeTrend {
+pub(super) fn analyze(t: ResourceType, points: &[(u64, u64)], rules: &TrendRules) -> TypeTrend {
     let (Some(&(first_t, first_v)), Some(&(last_t, last_v))) = (points.first(), points.last())
     else {
         return TypeTrend::flat(0);
@@ -175,7 +175,7 @@ fn rose_in_both_halves(points: &[(u64, u64)]) -> bool {
 
 /// Theil–Sen slope in units per millisecond: the median of the slopes between
 /// every pair of (at most `THEIL_SEN_POINTS` evenly chosen) points.
-pub fn theil_sen_per_ms(points: &[(u64, u64)]) -> f64 {
+pub(super) fn theil_sen_per_ms(points: &[(u64, u64)]) -> f64 {
     let chosen = thin(points, THEIL_SEN_POINTS);
     let mut slopes = Vec::with_capacity(chosen.len() * chosen.len() / 2);
     for (i, a) in chosen.iter().enumerate() {
@@ -220,7 +220,7 @@ fn thin(points: &[(u64, u64)], k: usize) -> Vec<(u64, u64)> {
 
 /// The value at `SERIES_POINTS` evenly spaced times from the first point to
 /// the last (each the latest value at or before that time).
-pub fn series(points: &[(u64, u64)]) -> Vec<u64> {
+pub(super) fn series(points: &[(u64, u64)]) -> Vec<u64> {
     let (Some(first), Some(last)) = (points.first(), points.last()) else {
         return Vec::new();
     };

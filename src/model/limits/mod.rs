@@ -3,10 +3,10 @@
 //! the quotas of the cgroup `rdma` controller. Pure data and functions; where
 //! each number comes from is described in docs/limits.md.
 
-pub mod cgroup;
-pub mod share;
-pub mod thresholds;
-pub mod warnings;
+pub(crate) mod cgroup;
+pub(crate) mod share;
+pub(crate) mod thresholds;
+pub(crate) mod warnings;
 
 pub use cgroup::{DeviceQuota, Quota, RdmaCgroup};
 pub use share::{Share, ShareIndex, process_shares};

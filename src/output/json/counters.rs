@@ -104,7 +104,7 @@ fn direction(d: crate::model::counters::Direction) -> &'static str {
     }
 }
 
-pub fn netdev_view(n: &NetdevCounters) -> NetdevView {
+pub(super) fn netdev_view(n: &NetdevCounters) -> NetdevView {
     let has_read = !n.read.stats.is_empty() || n.read.carrier_changes.is_some();
     NetdevView {
         name: n.name.clone(),
@@ -188,7 +188,7 @@ pub struct ThroughputView {
     pub utilisation: Option<f64>,
 }
 
-pub fn port_counters(snapshot: &Snapshot, device: &Device, port: &Port) -> PortCountersView {
+pub(super) fn port_counters(snapshot: &Snapshot, device: &Device, port: &Port) -> PortCountersView {
     match &port.counters {
         Some(c) => PortCountersView {
             bound_counters: c
@@ -278,7 +278,7 @@ fn bound_view(snapshot: &Snapshot, device_index: u32, b: &BoundCounter) -> Bound
 }
 
 /// The pid and display name of an owner, as the `processes` rows name it.
-pub fn owner_ref(snapshot: &Snapshot, owner: &OwnerKey) -> OwnerRefView {
+pub(crate) fn owner_ref(snapshot: &Snapshot, owner: &OwnerKey) -> OwnerRefView {
     match owner {
         OwnerKey::Process(key) => OwnerRefView {
             pid: Some(key.pid),

@@ -42,7 +42,7 @@ pub struct PodView {
 
 /// The groups of `consumers` grouped `by`, most QPs first; `None` when grouping by
 /// process, so the document keeps its shape unless grouping is asked for.
-pub fn groups(
+pub(super) fn groups(
     snapshot: &Snapshot,
     consumers: &[Consumer],
     by: OwnerGroup,

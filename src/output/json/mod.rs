@@ -6,9 +6,9 @@ mod groups;
 mod problems;
 mod view;
 
-pub use counters::{PortCountersView, ThroughputView, owner_ref};
-pub use groups::{GroupView, PodView};
-pub use problems::{ProblemView, problems as problem_views};
+pub(crate) use counters::owner_ref;
+pub(crate) use groups::GroupView;
+pub(crate) use problems::{ProblemView, problems as problem_views};
 
 pub use view::*;
 
@@ -181,7 +181,7 @@ fn device(snapshot: &Snapshot, d: &Device, thresholds: &Thresholds) -> DeviceVie
 }
 
 /// `0011:2233:4455:6677`, as iproute2 prints GUIDs.
-pub fn guid(g: u64) -> String {
+pub(crate) fn guid(g: u64) -> String {
     format!(
         "{:04x}:{:04x}:{:04x}:{:04x}",
         (g >> 48) & 0xffff,

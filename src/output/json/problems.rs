@@ -57,7 +57,7 @@ pub struct OwnerView {
 }
 
 /// Every problem's view, as of `at_ms` (the snapshot's time).
-pub fn problems(problems: &[Problem], at_ms: UnixMs) -> Vec<ProblemView> {
+pub(crate) fn problems(problems: &[Problem], at_ms: UnixMs) -> Vec<ProblemView> {
     problems.iter().map(|p| view(p, at_ms)).collect()
 }
 

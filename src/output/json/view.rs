@@ -9,7 +9,7 @@ use crate::model::error_qp_table::{ErrorQpColumn, ErrorQpRow, ErrorQpValue};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Serialize)]
 pub struct JsonDocument {

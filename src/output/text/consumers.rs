@@ -26,7 +26,7 @@ fn align(field: ConsumerColumn) -> Align {
 }
 
 /// How the table is cut and ordered.
-pub struct TableOptions {
+pub(super) struct TableOptions {
     pub top: usize,
     pub sort: SortKey,
     pub direction: SortDirection,
@@ -35,7 +35,11 @@ pub struct TableOptions {
     pub width: usize,
 }
 
-pub fn consumers(consumers: &[Consumer], filter: &Filter, options: &TableOptions) -> Vec<String> {
+pub(super) fn consumers(
+    consumers: &[Consumer],
+    filter: &Filter,
+    options: &TableOptions,
+) -> Vec<String> {
     // The interactive view's rows: grouping by process keeps every consumer a row.
     let mut rows = group_consumers(consumers, options.group);
     sort_consumers(&mut rows, options.sort, options.direction);

@@ -13,7 +13,7 @@ use crate::units;
 
 const NAME_WIDTH: usize = 32;
 
-pub fn counters(devices: &[&Device], width: usize) -> Vec<String> {
+pub(super) fn counters(devices: &[&Device], width: usize) -> Vec<String> {
     let mut lines = vec!["COUNTERS".to_string()];
     let mut any = false;
     for device in devices {
@@ -33,7 +33,7 @@ pub fn counters(devices: &[&Device], width: usize) -> Vec<String> {
 
 /// One line per port (wrapped between words when what moved does not fit):
 /// `mlx5_1/1 ACTIVE  tx 3.1 GB/s rx 4.2 GB/s  3% of link  errors 1389  moved: out_of_sequence +360`.
-pub fn summary(devices: &[&Device], width: usize) -> Vec<String> {
+pub(super) fn summary(devices: &[&Device], width: usize) -> Vec<String> {
     let mut lines =
         vec!["COUNTERS (one line per port; --counters all for every counter)".to_string()];
     let mut any = false;

@@ -14,7 +14,7 @@ const PF_NAME_WIDTH: usize = 16;
 /// Object dumps older than this (relative to the snapshot) get their age shown.
 const STALE_OBJECTS_MS: Millis = Millis(1_000);
 
-pub fn devices(
+pub(super) fn devices(
     snapshot: &Snapshot,
     devices: &[&Device],
     filter: &Filter,

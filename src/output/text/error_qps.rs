@@ -10,7 +10,7 @@ use crate::model::error_qps::ErrorQp;
 /// Device names longer than this are cut so owners keep their room.
 const DEVICE_WIDTH: usize = 12;
 
-pub fn error_qps(qps: &[ErrorQp], top: usize, width: usize) -> Vec<String> {
+pub(super) fn error_qps(qps: &[ErrorQp], top: usize, width: usize) -> Vec<String> {
     let shown = if top == 0 {
         qps.len()
     } else {

@@ -8,7 +8,7 @@ use crate::units;
 use std::time::Duration;
 
 /// Host, kernel, source and collection time, then one line per warning.
-pub fn header(snapshot: &Snapshot, warnings: &[Warning], width: usize) -> Vec<String> {
+pub(super) fn header(snapshot: &Snapshot, warnings: &[Warning], width: usize) -> Vec<String> {
     let meta = &snapshot.meta;
     let mut lines = Vec::new();
     if meta.source == SourceKind::Demo {

@@ -3,18 +3,18 @@
 //! string from the system is cleaned of control characters first, so one
 //! character is one column.
 
-pub use crate::units::clean;
+pub(crate) use crate::units::clean;
 
-pub fn width_of(text: &str) -> usize {
+pub(crate) fn width_of(text: &str) -> usize {
     text.chars().count()
 }
 
-pub use crate::units::truncate;
+pub(crate) use crate::units::truncate;
 
 /// Lays `units` out as lines of at most `width` characters: the first line
 /// starts with `first`, the others with `rest`, units are joined by `sep` and
 /// never split (a unit too long for any line is truncated).
-pub fn wrap_units(
+pub(crate) fn wrap_units(
     first: &str,
     rest: &str,
     units: &[String],
@@ -47,19 +47,19 @@ pub fn wrap_units(
 }
 
 /// Splits prose into words for [`wrap_units`].
-pub fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(String::from).collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
 /// One column of a table: header, alignment and width in characters.
 #[derive(Clone, Debug)]
-pub struct Column {
+pub(crate) struct Column {
     pub header: String,
     pub align: Align,
     pub width: usize,
@@ -67,7 +67,7 @@ pub struct Column {
 
 impl Column {
     /// A column as wide as its widest cell (header included).
-    pub fn fitted<'a>(
+    pub(crate) fn fitted<'a>(
         header: &str,
         align: Align,
         cells: impl IntoIterator<Item = &'a str>,
@@ -96,12 +96,12 @@ impl Column {
 }
 
 /// Total width of a row of these columns, one space between columns.
-pub fn table_width(columns: &[Column]) -> usize {
+pub(crate) fn table_width(columns: &[Column]) -> usize {
     columns.iter().map(|c| c.width).sum::<usize>() + columns.len().saturating_sub(1)
 }
 
 /// One table line; cells beyond the columns are ignored, missing ones are blank.
-pub fn table_row(columns: &[Column], cells: &[String]) -> String {
+pub(crate) fn table_row(columns: &[Column], cells: &[String]) -> String {
     let line: Vec<String> = columns
         .iter()
         .enumerate()
@@ -110,7 +110,7 @@ pub fn table_row(columns: &[Column], cells: &[String]) -> String {
     line.join(" ").trim_end().to_string()
 }
 
-pub fn table_header(columns: &[Column]) -> String {
+pub(crate) fn table_header(columns: &[Column]) -> String {
     let headers: Vec<String> = columns.iter().map(|c| c.header.clone()).collect();
     table_row(columns, &headers)
 }

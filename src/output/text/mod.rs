@@ -6,7 +6,7 @@ mod counters;
 mod devices;
 mod error_qps;
 mod header;
-pub mod layout;
+pub(crate) mod layout;
 mod problems;
 mod quotas;
 

@@ -10,7 +10,7 @@ use crate::model::problems::{Problem, counts};
 /// Width of the severity column (`critical`).
 const SEVERITY_WIDTH: usize = 8;
 
-pub fn problems(problems: &[Problem], at_ms: UnixMs, width: usize) -> Vec<String> {
+pub(super) fn problems(problems: &[Problem], at_ms: UnixMs, width: usize) -> Vec<String> {
     if problems.is_empty() {
         return vec![
             "PROBLEMS".to_string(),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// `(limiting cgroup, device, resource)` → the quota and its processes.
 type Binding<'a> = BTreeMap<(String, String, &'static str), (&'a Quota, Vec<String>)>;
 
-pub fn quotas(consumers: &[Consumer], width: usize) -> Vec<String> {
+pub(super) fn quotas(consumers: &[Consumer], width: usize) -> Vec<String> {
     let mut bindings: Binding<'_> = BTreeMap::new();
     for c in consumers {
         let (Some(pid), Some(cgroup)) = (

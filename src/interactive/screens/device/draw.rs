@@ -2,8 +2,8 @@
 //! health (a port row opens its counters), usage against the limits, the
 //! rdma cgroup quotas that bind its consumers, and its ERROR QPs.
 
-use crate::interactive::app::Ctx;
 use crate::interactive::rows::devices::{PortSummary, Traffic};
+use crate::interactive::screens::Ctx;
 use crate::interactive::widgets::paint::{put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
 use crate::interactive::widgets::sparkline::age_text;
@@ -19,7 +19,7 @@ use ratatui::text::Span;
 use std::collections::BTreeMap;
 
 /// `mlx5_0  0000:17:00.0  VF of mlx5_0`.
-pub fn identity_line<'a>(device: &Device, theme: &Theme) -> Vec<Span<'a>> {
+pub(crate) fn identity_line<'a>(device: &Device, theme: &Theme) -> Vec<Span<'a>> {
     let mut spans = vec![Span::styled(device.name.clone(), theme.bold())];
     if let Some(pci) = &device.pci {
         spans.push(Span::raw(format!("  {pci}")));
@@ -39,7 +39,7 @@ pub fn identity_line<'a>(device: &Device, theme: &Theme) -> Vec<Span<'a>> {
 /// One port: `port 1 ACTIVE ens1f0np0 200 Gb/sec (4X HDR)  TX ... RX ... LINK 54%  moved: ...`;
 /// below `WIDE` columns the link rate text and the packet rates (where
 /// bytes are known) give their room to the moved counters.
-pub fn port_line<'a>(port: &PortSummary, width: u16, theme: &Theme) -> Vec<Span<'a>> {
+pub(crate) fn port_line<'a>(port: &PortSummary, width: u16, theme: &Theme) -> Vec<Span<'a>> {
     const WIDE: u16 = 110;
     let mut spans = vec![
         Span::raw(format!("port {} ", port.index)),
@@ -64,7 +64,7 @@ pub fn port_line<'a>(port: &PortSummary, width: u16, theme: &Theme) -> Vec<Span<
     spans
 }
 
-pub fn draw_ports(
+pub(crate) fn draw_ports(
     buf: &mut Buffer,
     area: Rect,
     ports: &[PortSummary],
@@ -83,7 +83,7 @@ pub fn draw_ports(
 
 /// `limits QP 1713/2048 84%  MR 12/16.8M <0.1%  CTX 3`: usage against the
 /// limits, coloured by the thresholds.
-pub fn limits_line<'a>(device: &Device, ctx: &Ctx, theme: &Theme) -> Vec<Span<'a>> {
+pub(crate) fn limits_line<'a>(device: &Device, ctx: &Ctx, theme: &Theme) -> Vec<Span<'a>> {
     let mut spans = vec![Span::styled("limits ", theme.bold())];
     for t in ctx.filter.visible_types() {
         let Some(entry) = device.usage.get(t) else {
@@ -112,7 +112,7 @@ pub fn limits_line<'a>(device: &Device, ctx: &Ctx, theme: &Theme) -> Vec<Span<'a
 
 /// The rdma cgroup quotas on this device, per cgroup with a limit, fullest
 /// first: `quotas /kubepods/pod1: objects 120/500 24%, handles 3/10 30%`.
-pub fn quotas_line<'a>(
+pub(crate) fn quotas_line<'a>(
     snapshot: &Snapshot,
     device: &str,
     ctx: &Ctx,
@@ -161,7 +161,7 @@ pub fn quotas_line<'a>(
 }
 
 /// The device's ERROR QPs, oldest first as the ERROR-QP screen sorts them.
-pub fn draw_error_qps(
+pub(crate) fn draw_error_qps(
     buf: &mut Buffer,
     title: Rect,
     rows: Rect,

@@ -2,7 +2,7 @@
 //! owner's QPs to, with their busiest values; where nothing is bound, the
 //! command that binds them (restop itself never binds) instead of zeros.
 
-use crate::interactive::app::Ctx;
+use crate::interactive::screens::Ctx;
 use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::Snapshot;
@@ -15,7 +15,7 @@ const VALUES_SHOWN: usize = 3;
 /// QP numbers shown per counter; an auto-mode counter can hold hundreds.
 const QPS_SHOWN: usize = 4;
 
-pub fn bound_line<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Span<'a>> {
+pub(crate) fn bound_line<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Span<'a>> {
     let Some(snapshot) = ctx.snapshot else {
         return Vec::new();
     };
@@ -36,7 +36,7 @@ pub fn bound_line<'a>(ctx: &Ctx, drill: &DrillScreen, theme: &Theme) -> Vec<Span
 
 /// `mlx5_0/1 #3 auto, QPs 17 18: rx_read_requests 5120, out_of_sequence 2`;
 /// past a few QP numbers, how many more (`QPs 458 461 462 465 +4`).
-pub fn counter_text(b: &BoundAt<'_>) -> String {
+pub(crate) fn counter_text(b: &BoundAt<'_>) -> String {
     let c = b.counter;
     let mode = c
         .mode

@@ -1,7 +1,7 @@
 //! The drill-down: one owner's objects, a tab per type, with totals.
 
-use crate::interactive::app::Ctx;
 use crate::interactive::layout::{DrillLayout, DrillLines, drill_layout_for, tab_spans};
+use crate::interactive::screens::Ctx;
 use crate::interactive::screens::drill::{DetailState, DrillScreen, tab_label};
 use crate::interactive::widgets::fit::wrap_parts;
 use crate::interactive::widgets::paint::{put, put_spans};
@@ -74,7 +74,7 @@ fn put_wrapped(buf: &mut Buffer, area: Rect, parts: Vec<Vec<Span<'_>>>) {
     }
 }
 
-pub fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, ctx: &Ctx, drill: &DrillScreen, theme: &Theme) {
     let t = texts(ctx, drill, theme);
     let mut l = layout_of(ctx, &t);
     let buf = frame.buffer_mut();

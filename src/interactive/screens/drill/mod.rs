@@ -1,7 +1,7 @@
 //! The drill-down into one owner (Enter): its objects by type, a tab each.
 
 pub(crate) mod bound_counters;
-pub mod draw;
+pub(crate) mod draw;
 
 use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{DrillLayout, contains, contains_y, drill_layout, tab_spans};
@@ -106,13 +106,18 @@ impl DrillScreen {
     }
 
     /// Opens on the object `id` (on its tab's first refresh).
-    pub fn selecting(mut self, id: RowId) -> DrillScreen {
+    pub(crate) fn selecting(mut self, id: RowId) -> DrillScreen {
         self.pending_select = Some(id);
         self
     }
 
     /// Switches to tab `t`, fresh sort and selection.
-    pub fn show_tab(&mut self, t: ResourceType, snapshot: Option<&Snapshot>, filter: &Filter) {
+    pub(crate) fn show_tab(
+        &mut self,
+        t: ResourceType,
+        snapshot: Option<&Snapshot>,
+        filter: &Filter,
+    ) {
         if t == self.tab {
             return;
         }
@@ -125,7 +130,7 @@ impl DrillScreen {
         }
     }
 
-    pub fn step_tab(&mut self, step: isize, snapshot: Option<&Snapshot>, filter: &Filter) {
+    pub(crate) fn step_tab(&mut self, step: isize, snapshot: Option<&Snapshot>, filter: &Filter) {
         let n = self.tabs.len();
         if n == 0 {
             return;
@@ -236,7 +241,7 @@ impl DrillScreen {
 }
 
 /// Label of a drill-down tab: type and how many objects the owner holds.
-pub fn tab_label(t: ResourceType, count: Option<u64>) -> String {
+pub(crate) fn tab_label(t: ResourceType, count: Option<u64>) -> String {
     format!(" {} {} ", t.label(), count.unwrap_or(0))
 }
 
@@ -348,7 +353,7 @@ impl Screen for DrillScreen {
 }
 
 /// True when a snapshot collected with `scope` holds every object of `owner`.
-pub fn scope_covers(scope: &DetailScope, owner: &OwnerKey) -> bool {
+pub(crate) fn scope_covers(scope: &DetailScope, owner: &OwnerKey) -> bool {
     match scope {
         DetailScope::All => true,
         DetailScope::Processes(pids) => owner.pid().is_some_and(|p| pids.contains(&p)),

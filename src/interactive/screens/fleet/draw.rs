@@ -20,7 +20,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn theme_of(config: &FleetConfig) -> Theme {
+pub(crate) fn theme_of(config: &FleetConfig) -> Theme {
     Theme::of(config.color, config.theme)
 }
 
@@ -74,10 +74,10 @@ fn draw_screen(frame: &mut Frame, view: &FleetView) {
 
 /// Costs of the header's first-line parts, cheapest first.
 mod cost {
-    pub const TOOK: u8 = 10;
-    pub const INTERVAL: u8 = 20;
-    pub const COUNTS: u8 = 40;
-    pub const AGE: u8 = 80;
+    pub(super) const TOOK: u8 = 10;
+    pub(super) const INTERVAL: u8 = 20;
+    pub(super) const COUNTS: u8 = 40;
+    pub(super) const AGE: u8 = 80;
 }
 
 fn header(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme) {

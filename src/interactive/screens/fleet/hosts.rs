@@ -12,7 +12,6 @@ use crate::fleet::model::{
     FleetFilter, FleetReading, HostRow, RowRules, RowStatus, SortKey, UsageTrails, host_rows,
     sort_rows,
 };
-use crate::interactive::app::Level;
 use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::cursor::{Cursor, visible_offset};
 use crate::interactive::widgets::format::pad;
@@ -21,6 +20,7 @@ use crate::interactive::widgets::sparkline::sparkline;
 use crate::interactive::widgets::table::{Align, Column, ObjectTable, PlacedCell, table_columns};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers::SortDirection;
+use crate::model::limits::Level;
 use crate::units::clean;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -177,7 +177,7 @@ const COLUMN_KEYS: [Option<SortKey>; 10] = [
 ];
 
 /// How a status reads: a problem in its level's colour; down, missing and stale as alerts.
-pub fn status_style(status: RowStatus, theme: &Theme) -> Style {
+pub(crate) fn status_style(status: RowStatus, theme: &Theme) -> Style {
     match status {
         RowStatus::Ok => theme.level(Level::Normal),
         RowStatus::Warning => theme.level(Level::Warn),
@@ -220,7 +220,7 @@ fn cells(row: &HostRow, trail: String) -> [String; 10] {
     ]
 }
 
-pub fn draw(
+pub(crate) fn draw(
     buf: &mut Buffer,
     pane: &TableArea,
     screen: &HostsScreen,

@@ -14,8 +14,8 @@ pub mod run;
 
 use crate::fleet::feed::{FeedRequest, FeedUpdate};
 use crate::fleet::model::{FleetFilter, FleetState, RowRules, UsageTrails};
-use crate::interactive::app::config::{longer_interval, shorter_interval};
-use crate::interactive::app::{Event, ThemeKind};
+use crate::interactive::config::{longer_interval, shorter_interval};
+use crate::interactive::event::Event;
 use crate::interactive::keys::fleet::FLEET_COMMANDS;
 use crate::interactive::keys::{Action, resolve_in};
 use crate::interactive::layout::contains_y;
@@ -24,6 +24,7 @@ use crate::interactive::screens::fleet_host::HostScreen;
 use crate::interactive::screens::page_of;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::model::{Millis, UnixMs};
+use crate::settings::ThemeKind;
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };

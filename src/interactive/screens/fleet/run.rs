@@ -5,7 +5,7 @@
 
 use super::{FleetCommand, FleetView};
 use crate::fleet::feed::FeedRequest;
-use crate::interactive::app::Event;
+use crate::interactive::event::Event;
 use crate::interactive::terminal::{self, View};
 use std::sync::mpsc::{self, Receiver, Sender};
 

@@ -13,7 +13,7 @@ use ratatui::text::Span;
 
 /// Where the three lists go in `body`: the consumers take what the other two leave, and
 /// those take a few rows each (more when they have them).
-pub fn layout(body: Rect, screen: &ClusterScreen) -> [TableArea; 3] {
+pub(crate) fn layout(body: Rect, screen: &ClusterScreen) -> [TableArea; 3] {
     let want = |t: &ObjectTable| (t.rows.len().clamp(1, 8) as u16) + 2;
     let errors = want(&screen.error_qps).min(body.height / 4).max(3);
     let leaks = want(&screen.leaks).min(body.height / 4).max(3);
@@ -32,7 +32,7 @@ pub fn layout(body: Rect, screen: &ClusterScreen) -> [TableArea; 3] {
     ]
 }
 
-pub fn draw(
+pub(crate) fn draw(
     buf: &mut Buffer,
     body: Rect,
     screen: &ClusterScreen,

@@ -3,7 +3,7 @@
 //! the ERROR QPs of every device (`e`) and every leak suspect (`a`). Three object tables of
 //! the single-host view's table machine, filled from the fleet model's lists.
 
-pub mod draw;
+pub(crate) mod draw;
 
 use crate::fleet::model::cells::consumer_name;
 use crate::fleet::model::{

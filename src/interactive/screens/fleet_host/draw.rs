@@ -6,11 +6,11 @@
 use super::HostScreen;
 use crate::fleet::model::cells::{consumer_name, value_text};
 use crate::fleet::model::{FleetReading, HostReport, RowStatus, Severity};
-use crate::interactive::app::Level;
 use crate::interactive::widgets::gauge::bar;
 use crate::interactive::widgets::paint::{put_spans, title_line};
 use crate::interactive::widgets::theme::Theme;
 use crate::model::UnixMs;
+use crate::model::limits::Level;
 use crate::model::limits::Thresholds;
 use crate::units::clean;
 use ratatui::buffer::Buffer;
@@ -18,13 +18,13 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 /// One line of the page: a section title (drawn as a rule) or text.
-pub enum PageLine {
+pub(crate) enum PageLine {
     Title(String),
     Text(Vec<Span<'static>>),
 }
 
 /// Every line of the page.
-pub fn lines(screen: &HostScreen, now: UnixMs, theme: &Theme) -> Vec<PageLine> {
+pub(crate) fn lines(screen: &HostScreen, now: UnixMs, theme: &Theme) -> Vec<PageLine> {
     let mut out = Vec::new();
     if let Some(row) = &screen.row {
         let style = status_style(row.status, theme);
@@ -294,7 +294,7 @@ fn consumer_lines(h: &HostReport, reading: &FleetReading, out: &mut Vec<PageLine
 }
 
 /// Draws the page in `body`, from line `screen.scroll`.
-pub fn draw(buf: &mut Buffer, body: Rect, screen: &HostScreen, now: UnixMs, theme: &Theme) {
+pub(crate) fn draw(buf: &mut Buffer, body: Rect, screen: &HostScreen, now: UnixMs, theme: &Theme) {
     if body.height == 0 {
         return;
     }

@@ -3,7 +3,7 @@
 //! here, the same read live from the exporter by the direct scraper. The feed reads both at
 //! every refresh while the screen is open; the screen keeps the last of each.
 
-pub mod draw;
+pub(crate) mod draw;
 
 use crate::fleet::feed::DetailTarget;
 use crate::fleet::model::{FleetReading, HostRow};

@@ -19,7 +19,7 @@ const FULL_MIN_BAR: usize = 4;
 /// Bars stop growing here; wider gauges do not say more.
 const MAX_BAR: usize = 24;
 /// `12.5 GB/s`, `98.2 kp/s`.
-pub const RATE_WIDTH: u16 = 9;
+pub(crate) const RATE_WIDTH: u16 = 9;
 /// `100%`.
 const LINK_WIDTH: u16 = 4;
 const HEALTH_MIN: u16 = 6;
@@ -29,10 +29,10 @@ const HEALTH_MAX: u16 = 60;
 /// A pod's name is cut here in the NETNS column (the device screen has it whole).
 const NETNS_MAX: u16 = 18;
 /// What the health cell gets before the gauges show `used/max`: two names.
-pub const HEALTH_FIRST: u16 = 32;
+pub(crate) const HEALTH_FIRST: u16 = 32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Column {
+pub(crate) enum Column {
     Name,
     Port,
     /// The device's network namespace, when some device is in another one.
@@ -48,7 +48,7 @@ pub enum Column {
 }
 
 impl Column {
-    pub fn title(self, types: &[ResourceType]) -> &'static str {
+    pub(crate) fn title(self, types: &[ResourceType]) -> &'static str {
         match self {
             Column::Name => "DEVICE",
             Column::Port => "PORT",
@@ -65,7 +65,7 @@ impl Column {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Placed {
+pub(crate) struct Placed {
     pub column: Column,
     pub x: u16,
     pub width: u16,
@@ -74,7 +74,7 @@ pub struct Placed {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grid {
+pub(crate) struct Grid {
     /// In screen order, x relative to the table.
     pub columns: Vec<Placed>,
     /// The port cell has room for state, netdev and `+N`.
@@ -83,7 +83,7 @@ pub struct Grid {
 
 #[cfg(test)]
 impl Grid {
-    pub fn has(&self, column: Column) -> bool {
+    pub(crate) fn has(&self, column: Column) -> bool {
         self.columns.iter().any(|p| p.column == column)
     }
 }
@@ -98,7 +98,7 @@ struct Need {
     barred: Option<(u16, u16)>,
 }
 
-pub fn name_text(row: &DeviceRow) -> String {
+pub(crate) fn name_text(row: &DeviceRow) -> String {
     match (row.tree, row.fold) {
         (_, Some(f)) if f.open => format!("▾ {}", row.name),
         (_, Some(f)) => format!("▸ {} +{}", row.name, f.vfs),
@@ -176,7 +176,7 @@ fn priority(column: Column, types: &[ResourceType], counters: bool) -> usize {
 }
 
 /// Plans the devices table's columns for `rows` (with their `traffic`) at `width`.
-pub fn plan_grid(
+pub(crate) fn plan_grid(
     rows: &[DeviceRow],
     traffic: &[DeviceTraffic],
     types: &[ResourceType],
@@ -388,7 +388,7 @@ fn screen_order(column: Column) -> usize {
 }
 
 /// The port column in full: `ACTIVE ens1f0np0 +1`.
-pub fn port_text(row: &DeviceRow) -> String {
+pub(crate) fn port_text(row: &DeviceRow) -> String {
     let Some(first) = row.ports.first() else {
         return "-".to_string();
     };

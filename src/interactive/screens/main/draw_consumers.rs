@@ -1,8 +1,9 @@
 //! The top-consumers table.
 
-use crate::interactive::app::{Ctx, Focus, Level, Thresholds};
 use crate::interactive::layout::TableArea;
 use crate::interactive::rows::consumer_columns::ConsumerColumn;
+use crate::interactive::screens::Ctx;
+use crate::interactive::screens::main::Focus;
 use crate::interactive::screens::main::MainScreen;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;
@@ -12,13 +13,20 @@ use crate::interactive::widgets::table::draw::sort_marker;
 use crate::interactive::widgets::theme::Theme;
 use crate::model::consumers_growth::{GrowthMark, growth};
 use crate::model::history::BaselineDelta;
+use crate::model::limits::{Level, Thresholds};
 use crate::model::owner_group::{OwnerGroup, OwnerGroupRow};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-pub fn draw(frame: &mut Frame, area: &TableArea, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: &TableArea,
+    main: &MainScreen,
+    ctx: &Ctx,
+    theme: &Theme,
+) {
     let buf = frame.buffer_mut();
     let focused = main.focus == Focus::Consumers;
     let title_style = if focused { theme.title() } else { theme.bold() };

@@ -4,9 +4,10 @@
 //! figures come from the counters model through `app::devices_view`; this
 //! file only lays them out (columns: `devices_grid`).
 
-use crate::interactive::app::{Ctx, Focus};
 use crate::interactive::layout::TableArea;
 use crate::interactive::rows::devices::{DeviceRow, DeviceTraffic, Traffic};
+use crate::interactive::screens::Ctx;
+use crate::interactive::screens::main::Focus;
 use crate::interactive::screens::main::MainScreen;
 use crate::interactive::screens::main::devices_grid::{
     Column, Grid, HEALTH_FIRST, Placed, name_text, plan_grid, port_text,
@@ -41,7 +42,7 @@ fn port_cell(row: &DeviceRow, full: bool) -> String {
 }
 
 /// The health cell: the moved counters, as many as fit, then `+N`.
-pub fn health_text(traffic: &DeviceTraffic, width: usize) -> String {
+pub(crate) fn health_text(traffic: &DeviceTraffic, width: usize) -> String {
     match &traffic.traffic {
         Traffic::Unavailable(_) => return "no counters".to_string(),
         Traffic::NoRates(_) => return "no rates".to_string(),
@@ -51,7 +52,7 @@ pub fn health_text(traffic: &DeviceTraffic, width: usize) -> String {
 }
 
 /// A tag cut to `width` with `…` when it is longer.
-pub fn fit_tag(tag: &str, width: usize) -> String {
+pub(crate) fn fit_tag(tag: &str, width: usize) -> String {
     if tag.chars().count() <= width {
         return tag.to_string();
     }
@@ -61,7 +62,7 @@ pub fn fit_tag(tag: &str, width: usize) -> String {
 }
 
 /// Names joined by spaces; the ones that do not fit are counted (`+2`).
-pub fn fit_names(names: &[String], width: usize) -> String {
+pub(crate) fn fit_names(names: &[String], width: usize) -> String {
     let mut out = String::new();
     for (i, name) in names.iter().enumerate() {
         let rest = names.len() - i - 1;
@@ -85,7 +86,13 @@ pub fn fit_names(names: &[String], width: usize) -> String {
     out
 }
 
-pub fn draw(frame: &mut Frame, area: &TableArea, main: &MainScreen, ctx: &Ctx, theme: &Theme) {
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: &TableArea,
+    main: &MainScreen,
+    ctx: &Ctx,
+    theme: &Theme,
+) {
     let buf = frame.buffer_mut();
     let focused = main.focus == Focus::Devices;
     draw_title(buf, area, main, focused, theme);
@@ -283,7 +290,7 @@ fn draw_gauge(
 }
 
 /// A TX/RX/packets/link cell: the figure, or a mark saying why there is none.
-pub fn rate_cell(traffic: &Traffic, column: Column, theme: &Theme) -> (String, Style) {
+pub(crate) fn rate_cell(traffic: &Traffic, column: Column, theme: &Theme) -> (String, Style) {
     let t = match traffic {
         Traffic::Unavailable(_) => return ("n/a".to_string(), theme.dim()),
         Traffic::FirstRead => return ("…".to_string(), theme.dim()),
@@ -300,7 +307,7 @@ pub fn rate_cell(traffic: &Traffic, column: Column, theme: &Theme) -> (String, S
 }
 
 /// TX/RX show bytes where the port counts them, packets otherwise.
-pub fn rate_text(t: &Throughput, column: Column) -> String {
+pub(crate) fn rate_text(t: &Throughput, column: Column) -> String {
     let either = |bytes: Option<f64>, packets: Option<f64>| match (bytes, packets) {
         (Some(b), _) => bytes_per_s(b),
         (None, Some(p)) => packets_per_s(p),

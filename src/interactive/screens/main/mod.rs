@@ -13,7 +13,7 @@ pub(crate) mod draw_devices;
 pub(crate) mod problems_strip;
 pub(crate) mod trouble;
 
-use crate::interactive::app::config::default_direction;
+use crate::interactive::config::default_direction;
 use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{
     MainLayout, MainWants, TableArea, contains, contains_y, main_panes,

@@ -32,7 +32,7 @@ const PANES_KEEP: u16 = 8;
 /// The strip's height for `n` problems in a body of `body_rows`: none
 /// without problems, one line on small terminals, else one line per
 /// problem up to a fifth of the body (at least 2 lines).
-pub fn strip_height(body_rows: u16, n: usize) -> u16 {
+pub(crate) fn strip_height(body_rows: u16, n: usize) -> u16 {
     if n == 0 || body_rows == 0 {
         return 0;
     }
@@ -89,7 +89,7 @@ fn entry<'a>(p: &Problem, at: UnixMs, width: usize, tail: &str, theme: &Theme) -
 
 /// Draws the strip: the entries that fit, the selected one marked while
 /// the strip has the focus, and the last line saying how many more `a` lists.
-pub fn draw(
+pub(crate) fn draw(
     buf: &mut Buffer,
     area: Rect,
     problems: &[Problem],
@@ -141,7 +141,7 @@ pub fn draw(
 /// The screen a problem opens: its device, its port's counters, its
 /// owner's drill-down, that owner's ERROR QPs; a box with the whole line
 /// for a problem about the host.
-pub fn open(p: &Problem, filter: &Filter) -> Box<dyn Screen> {
+pub(crate) fn open(p: &Problem, filter: &Filter) -> Box<dyn Screen> {
     match &p.opens {
         Opens::Device { device } => Box::new(DeviceScreen::new(device.clone())),
         Opens::PortCounters { device, port } => {
@@ -157,7 +157,7 @@ pub fn open(p: &Problem, filter: &Filter) -> Box<dyn Screen> {
 }
 
 /// `c` on a problem: its port, or its device's first port.
-pub fn counters_of(p: &Problem, ctx: &Ctx) -> Option<Result<(String, u32), String>> {
+pub(crate) fn counters_of(p: &Problem, ctx: &Ctx) -> Option<Result<(String, u32), String>> {
     let device = p.subject.device()?;
     if let Some(port) = p.subject.port() {
         return Some(Ok((device.to_string(), port)));

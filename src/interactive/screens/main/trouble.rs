@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 /// How much trouble a device row shows: a higher key is worse.
 /// (worst level of usage, counters or port; then the fullest usage in ‰).
-pub fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
+pub(crate) fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
     let fullest = row
         .usage
         .iter()
@@ -46,7 +46,7 @@ pub fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
 /// of its VFs; an opened PF's VFs under it, worst first; ties in tree
 /// order). A row whose PF may no longer be the row above is named without
 /// its tree mark.
-pub fn arrange(
+pub(crate) fn arrange(
     tree: &[DeviceRow],
     room: usize,
     thresholds: &Thresholds,
@@ -84,7 +84,7 @@ pub fn arrange(
 /// first, when they do not fit: a handful of rows shows every troubled
 /// device by name and scrolling reaches the rest in a few steps. From here
 /// on (a host of many VFs) each PF folds over its VFs.
-pub const FOLD_FROM: usize = 16;
+pub(crate) const FOLD_FROM: usize = 16;
 
 /// Every device on its own row, the most troubled first (ties in tree
 /// order), named without tree marks.
@@ -148,7 +148,7 @@ fn opened(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> Vec<
 /// A PF's row standing for its VFs too: per type the fullest of them all,
 /// the PF's own ports with the counters that moved on any of them, and how
 /// many VFs are in trouble.
-pub fn fold(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> DeviceRow {
+pub(crate) fn fold(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> DeviceRow {
     let mut row = root.clone();
     row.tree = Tree::Root;
     for (i, (_, entry)) in row.usage.iter_mut().enumerate() {
@@ -189,7 +189,11 @@ pub fn fold(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> De
 
 /// `v` on `selected`: the PF it is or belongs to, opened if it was folded
 /// and folded if it was open. `None` when the row is of no PF with VFs.
-pub fn toggle(rows: &[DeviceRow], selected: usize, open: &mut BTreeSet<String>) -> Option<String> {
+pub(crate) fn toggle(
+    rows: &[DeviceRow],
+    selected: usize,
+    open: &mut BTreeSet<String>,
+) -> Option<String> {
     let row = rows.get(selected)?;
     let pf = match (row.fold, row.tree) {
         (Some(_), _) => row.name.clone(),

@@ -2,11 +2,11 @@
 //! one row per counter (name, value, rate, sparkline, meaning). Figures come
 //! from `app::counters_view`; this lays them out and marks moved counters.
 
-use crate::interactive::app::Ctx;
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, Mark, Origin, find_port, sparkline_values,
 };
+use crate::interactive::screens::Ctx;
 use crate::interactive::screens::port_counters::PortCountersScreen;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;
@@ -24,7 +24,7 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Name,
     Value,
     Rate,
@@ -34,7 +34,7 @@ pub enum Kind {
 
 /// One column of the counters table, x relative to the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CounterColumn {
+pub(crate) struct CounterColumn {
     pub kind: Kind,
     pub title: &'static str,
     pub x: u16,
@@ -48,7 +48,7 @@ const MEANING_MIN: u16 = 12;
 
 /// The table's columns at `width`: the sparkline and the meaning go first
 /// on narrow screens; name, value and rate always stay.
-pub fn columns(rows: &[CounterRow], width: u16) -> Vec<CounterColumn> {
+pub(crate) fn columns(rows: &[CounterRow], width: u16) -> Vec<CounterColumn> {
     let widest = rows
         .iter()
         .map(|r| {
@@ -114,7 +114,7 @@ const fn col(
     }
 }
 
-pub fn draw(frame: &mut Frame, screen: &PortCountersScreen, ctx: &Ctx, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, screen: &PortCountersScreen, ctx: &Ctx, theme: &Theme) {
     let body = ctx.body;
     let buf = frame.buffer_mut();
     let line = |i: u16| Rect::new(body.x, body.y + i, body.width, u16::from(i < body.height));

@@ -22,7 +22,7 @@ use std::any::Any;
 
 /// `c` on a row about `device` and no one port: the device's first port in
 /// the shown snapshot, or why there is none.
-pub fn first_port_of(ctx: &Ctx, device: &str) -> CountersPick {
+pub(crate) fn first_port_of(ctx: &Ctx, device: &str) -> CountersPick {
     let Some(found) = ctx
         .snapshot
         .and_then(|s| s.devices.iter().find(|d| d.name == device))
@@ -38,7 +38,7 @@ pub fn first_port_of(ctx: &Ctx, device: &str) -> CountersPick {
 }
 
 /// Lines above the table: the port, its traffic.
-pub const INFO_LINES: u16 = 2;
+pub(crate) const INFO_LINES: u16 = 2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PortCountersScreen {
@@ -66,7 +66,7 @@ impl PortCountersScreen {
     }
 
     /// Where the counters table sits: below the port's lines.
-    pub fn table_area(body: Rect) -> TableArea {
+    pub(crate) fn table_area(body: Rect) -> TableArea {
         let info = INFO_LINES.min(body.height);
         TableArea::new(Rect::new(
             body.x,

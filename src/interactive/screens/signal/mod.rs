@@ -6,10 +6,10 @@
 //! start time right before sending, so a pid reused since the snapshot is
 //! never signalled. This is the only thing in restop that acts on the host.
 
-use crate::interactive::app::signal::{SignalKind, SignalRequest};
 use crate::interactive::keys::Action;
 use crate::interactive::keys::{Command, table};
 use crate::interactive::screens::{Ctx, Outcome, Screen};
+use crate::interactive::signal::{SignalKind, SignalRequest};
 use crate::interactive::widgets::cursor::Cursor;
 use crate::interactive::widgets::modal::draw_box;
 use crate::interactive::widgets::paint::{put, style_area};
@@ -59,7 +59,7 @@ impl SignalScreen {
 
     /// The dialog for `consumer`, on TERM; `None` when it is not a process
     /// that can be told apart from a later one (see [`refusal`]).
-    pub fn for_consumer(consumer: &Consumer) -> Option<SignalScreen> {
+    pub(crate) fn for_consumer(consumer: &Consumer) -> Option<SignalScreen> {
         if refusal(consumer).is_some() {
             return None;
         }

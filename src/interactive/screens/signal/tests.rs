@@ -1,6 +1,6 @@
 use super::*;
-use crate::interactive::app::signal::SignalOutcome;
 use crate::interactive::app::{App, AppConfig};
+use crate::interactive::signal::SignalOutcome;
 use crate::model::SourceKind;
 use crate::model::consumers::Consumer;
 use crate::model::{ProcessInfo, ProcessKey};

@@ -42,14 +42,20 @@ fn cell_text(cell: &Cell, theme: &Theme) -> (String, Style) {
 /// Header and rows of `table` in `area` (the title line is the caller's).
 /// `empty` is shown when there are no rows.
 /// The mark after the header of the column the rows are sorted by.
-pub fn sort_marker(direction: SortDirection) -> &'static str {
+pub(crate) fn sort_marker(direction: SortDirection) -> &'static str {
     match direction {
         SortDirection::Ascending => "▲",
         SortDirection::Descending => "▼",
     }
 }
 
-pub fn draw(buf: &mut Buffer, area: &TableArea, table: &ObjectTable, empty: &str, theme: &Theme) {
+pub(crate) fn draw(
+    buf: &mut Buffer,
+    area: &TableArea,
+    table: &ObjectTable,
+    empty: &str,
+    theme: &Theme,
+) {
     let placed = table_columns(table, area.header.width);
     if area.header.height > 0 {
         for p in &placed {

@@ -62,7 +62,7 @@ pub struct Column {
 }
 
 /// How much a column is kept unless told otherwise.
-pub const KEEP_DEFAULT: u8 = 100;
+pub(crate) const KEEP_DEFAULT: u8 = 100;
 
 impl Column {
     pub const fn left(title: &'static str, width: u16) -> Column {
@@ -90,7 +90,7 @@ impl Column {
 }
 
 /// Identifies a row across refreshes: device index and the object's key.
-pub type RowId = (u32, u64);
+pub(crate) type RowId = (u32, u64);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
@@ -126,7 +126,7 @@ impl ObjectTable {
     }
 
     /// Replaces the rows (a new snapshot), keeping the selected object selected.
-    pub fn set_rows(&mut self, rows: Vec<Row>) {
+    pub(crate) fn set_rows(&mut self, rows: Vec<Row>) {
         self.rows = rows;
         self.sort_rows();
     }
@@ -144,13 +144,13 @@ impl ObjectTable {
         self.rows.get(self.cursor.selected)
     }
 
-    pub fn select_id(&mut self, id: RowId) {
+    pub(crate) fn select_id(&mut self, id: RowId) {
         self.selected_id = Some(id);
         self.restore_selection();
     }
 
     /// Call after moving `cursor` so the remembered id follows.
-    pub fn remember_selection(&mut self) {
+    pub(crate) fn remember_selection(&mut self) {
         self.selected_id = self.selected().map(|r| r.id);
     }
 
@@ -166,7 +166,7 @@ impl ObjectTable {
         self.sort_rows();
     }
 
-    pub fn next_sort_column(&mut self, step: isize) {
+    pub(crate) fn next_sort_column(&mut self, step: isize) {
         let n = self.columns.len();
         if n == 0 {
             return;
@@ -213,7 +213,7 @@ impl ObjectTable {
 
 /// A table column placed on screen: its index in `columns`, x and width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlacedCell {
+pub(crate) struct PlacedCell {
     pub index: usize,
     pub x: u16,
     pub width: u16,
@@ -223,7 +223,7 @@ pub struct PlacedCell {
 /// widths (a stretched middle column would push numbers far apart), the
 /// least kept dropped first (the rightmost among equals) until the rest
 /// fit; the last one may be cut.
-pub fn table_columns(table: &ObjectTable, width: u16) -> Vec<PlacedCell> {
+pub(crate) fn table_columns(table: &ObjectTable, width: u16) -> Vec<PlacedCell> {
     let mut kept: Vec<usize> = (0..table.columns.len()).collect();
     let needed = |kept: &[usize]| -> u32 {
         kept.iter()

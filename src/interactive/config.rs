@@ -2,7 +2,8 @@
 //! groups it shows (source interval, filters, report, interactive, trends),
 //! built in one place from [`Settings`]. Every default is the settings' own:
 //! `AppConfig::default()` is what a run with no options and no config file
-//! starts with.
+//! starts with. It sits beside `app/`, not inside it, because the screens
+//! read it too and must not name the application (`walls.rs`).
 
 use crate::model::consumers::{SortDirection, SortKey};
 use crate::model::filter::Filter;
@@ -80,17 +81,17 @@ impl Default for AppConfig {
 }
 
 /// The direction a sort column starts in (`SortKey::natural_direction`).
-pub fn default_direction(key: SortKey) -> SortDirection {
+pub(crate) fn default_direction(key: SortKey) -> SortDirection {
     key.natural_direction()
 }
 
 /// The intervals `+` and `-` step through.
-pub const INTERVAL_STEPS_MS: [u64; 11] = [
+pub(crate) const INTERVAL_STEPS_MS: [u64; 11] = [
     100, 250, 500, 1_000, 2_000, 3_000, 5_000, 10_000, 15_000, 30_000, 60_000,
 ];
 
 /// The next longer interval (`+`), or the longest.
-pub fn longer_interval(current: Duration) -> Duration {
+pub(crate) fn longer_interval(current: Duration) -> Duration {
     let ms = current.as_millis();
     let next = INTERVAL_STEPS_MS
         .iter()
@@ -101,7 +102,7 @@ pub fn longer_interval(current: Duration) -> Duration {
 }
 
 /// The next shorter interval (`-`), or the shortest.
-pub fn shorter_interval(current: Duration) -> Duration {
+pub(crate) fn shorter_interval(current: Duration) -> Duration {
     let ms = current.as_millis();
     let next = INTERVAL_STEPS_MS
         .iter()

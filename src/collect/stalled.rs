@@ -5,16 +5,17 @@
 //! blocked in a netlink read, on hosts without RDMA too. Release builds
 //! ignore the variable.
 
-use crate::nldev::{NlError, Transport};
+use super::{LiveOptions, LiveSource};
+use crate::nldev::{NlError, NldevClient, Transport};
 use std::time::Duration;
 
 /// True when the hook is asked for (and this is a debug build).
-pub fn asked() -> bool {
+pub(crate) fn asked() -> bool {
     cfg!(debug_assertions) && std::env::var_os("RESTOP_TEST_STALLED_NETLINK").is_some()
 }
 
 /// Takes every request; its answer never comes.
-pub struct StalledKernel;
+pub(crate) struct StalledKernel;
 
 impl Transport for StalledKernel {
     fn send(&mut self, _op: &'static str, _request: &[u8]) -> Result<(), NlError> {
@@ -28,4 +29,9 @@ impl Transport for StalledKernel {
     }
 
     fn abandon(&mut self) {}
+}
+
+/// The live source over a [`StalledKernel`].
+pub(crate) fn source(options: LiveOptions) -> LiveSource<StalledKernel> {
+    LiveSource::with_client(NldevClient::new(StalledKernel), options)
 }

@@ -1,6 +1,8 @@
 //! What the application reacts to, and what it asks the outside world to do.
+//! Beside `app/`, not inside it: the runtime and the fleet's screens speak it
+//! too, and screens must not name the application (`walls.rs`).
 
-use crate::interactive::app::signal::{SignalOutcome, SignalRequest};
+use crate::interactive::signal::{SignalOutcome, SignalRequest};
 use crate::model::{DetailScope, Snapshot};
 use crate::source::CollectError;
 use crossterm::event::{KeyEvent, MouseEvent};
