@@ -19,6 +19,42 @@ struct Session {
 }
 
 impl Session {
+    /// A 120x40 tmux session running `shell`, at its prompt, with `command`
+    /// typed and entered.
+    fn start(name: String, shell: &str, command: &str) -> Session {
+        let s = Session { name };
+        let started = s.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &s.name,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            shell,
+        ]);
+        assert!(started.status.success(), "tmux new-session failed");
+        s.wait_for("the shell prompt", |t| t.contains("rc-prompt>"));
+        assert!(
+            s.tmux(&["send-keys", "-t", &s.name, "-l", command])
+                .status
+                .success()
+        );
+        s.keys(&["Enter"]);
+        s
+    }
+
+    /// Waits until the shell's prompt is the last line again.
+    fn wait_for_the_shell(&self) {
+        self.wait_for("the shell back", |t| {
+            t.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| l.contains("rc-prompt>"))
+        });
+    }
+
     fn tmux(&self, args: &[&str]) -> Output {
         Command::new(TMUX)
             .arg("-L")
@@ -67,36 +103,12 @@ fn c_opens_the_counters_view_of_the_selected_port_on_the_demo() {
         eprintln!("tmux not installed: real-terminal test skipped");
         return;
     }
-    let s = Session {
-        name: format!("restop-counters-{}", std::process::id()),
-    };
     let bin = env!("CARGO_BIN_EXE_restop");
-    let shell = "env PS1='rc-prompt> ' NO_COLOR= bash --norc --noprofile";
-    let started = s.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &s.name,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        shell,
-    ]);
-    assert!(started.status.success(), "tmux new-session failed");
-    s.wait_for("the shell prompt", |t| t.contains("rc-prompt>"));
-    assert!(
-        s.tmux(&[
-            "send-keys",
-            "-t",
-            &s.name,
-            "-l",
-            &format!("{bin} --demo -d 500ms")
-        ])
-        .status
-        .success()
+    let s = Session::start(
+        format!("restop-counters-{}", std::process::id()),
+        "env PS1='rc-prompt> ' NO_COLOR= bash --norc --noprofile",
+        &format!("{bin} --demo -d 500ms"),
     );
-    s.keys(&["Enter"]);
     // Rates from the second read on: the pane shows bytes per second.
     let screen = s.wait_for("throughput in the devices pane", |t| {
         t.lines()
@@ -148,12 +160,7 @@ fn c_opens_the_counters_view_of_the_selected_port_on_the_demo() {
     s.keys(&["c"]);
     s.wait_for("the main screen", |t| t.contains("Top consumers"));
     s.keys(&["q"]);
-    s.wait_for("the shell back", |t| {
-        t.lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .is_some_and(|l| l.contains("rc-prompt>"))
-    });
+    s.wait_for_the_shell();
     assert_gone_without_spinning(pid);
     let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
 }
@@ -166,39 +173,16 @@ fn under_lang_c_the_view_is_ascii_only() {
         eprintln!("tmux not installed: real-terminal test skipped");
         return;
     }
-    let s = Session {
-        name: format!("restop-ascii-{}", std::process::id()),
-    };
     let bin = env!("CARGO_BIN_EXE_restop");
-    let shell = "env PS1='rc-prompt> ' LANG=C LC_ALL=C bash --norc --noprofile";
-    let started = s.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &s.name,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        shell,
-    ]);
-    assert!(started.status.success(), "tmux new-session failed");
-    s.wait_for("the shell prompt", |t| t.contains("rc-prompt>"));
-    assert!(
-        s.tmux(&["send-keys", "-t", &s.name, "-l", &format!("{bin} --demo")])
-            .status
-            .success()
+    let s = Session::start(
+        format!("restop-ascii-{}", std::process::id()),
+        "env PS1='rc-prompt> ' LANG=C LC_ALL=C bash --norc --noprofile",
+        &format!("{bin} --demo"),
     );
-    s.keys(&["Enter"]);
     let screen = s.wait_for("the main screen with its bars", |t| {
         t.contains("Top consumers") && t.contains('#')
     });
     assert!(screen.is_ascii(), "{screen}");
     s.keys(&["q"]);
-    s.wait_for("the shell back", |t| {
-        t.lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .is_some_and(|l| l.contains("rc-prompt>"))
-    });
+    s.wait_for_the_shell();
 }
