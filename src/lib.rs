@@ -22,6 +22,7 @@ pub mod demo;
 pub mod export;
 pub(crate) mod file_kind;
 pub mod fleet;
+pub mod fleet_command;
 pub mod interactive;
 pub mod manual;
 pub mod model;

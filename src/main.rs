@@ -119,7 +119,7 @@ fn run_manual(args: &Cli) -> Option<Result<u8>> {
                 },
             )
         }
-        Command::Fleet(fleet) => Some(restop::fleet::run(fleet, args.config.as_deref())),
+        Command::Fleet(fleet) => Some(restop::fleet_command::run(fleet, args.config.as_deref())),
         Command::Export(_) => None,
     }
 }

@@ -12,7 +12,8 @@
 //! - `model/`: pure: the reading, the hosts table worst first, cluster lists, the filter and
 //!   the fleet across refreshes (last good data kept, marked stale).
 //! - `config.rs` (`[fleet]` in the config file and the command line), `report.rs` (`--once`,
-//!   `--json`), `run.rs` (the subcommand), `feed.rs` (the full-screen view's feed thread).
+//!   `--json`), `feed.rs` (the full-screen view's feed thread). The subcommand that starts the
+//!   view or prints the report is `crate::fleet_command`, above both this folder and the view.
 
 pub(crate) mod config;
 pub mod feed;
@@ -20,9 +21,6 @@ pub(crate) mod http;
 pub mod model;
 pub mod prom;
 pub(crate) mod report;
-pub mod run;
 pub(crate) mod sample;
 pub mod scrape;
 pub(crate) mod source;
-
-pub use run::run;

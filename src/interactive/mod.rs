@@ -1,10 +1,12 @@
 //! The full-screen interactive view, in one folder:
 //!
 //! - `terminal/`: the runtime (raw mode, the input thread, signals, job
-//!   control, hang-up) and the event loop that feeds `App::update`, draws,
-//!   and passes the application's commands to a data feed (`terminal::Feed`);
+//!   control, hang-up) and the event loop that feeds a view's update, draws
+//!   it, and passes its commands to a data feed (`terminal::View`,
+//!   `terminal::Feed`), naming no view;
 //! - `local/`: this host as the view's data feed (the collector and
-//!   replayer threads, signals sent to its processes);
+//!   replayer threads, signals sent to its processes) and the application
+//!   as the runtime's view; `fleet_view.rs`: the same for the fleet view;
 //! - `app/`: the application state and its one update function;
 //! - `config.rs`, `event.rs`, `signal.rs`: the plain data the application,
 //!   the runtime and the screens all read (the view's configuration, the
@@ -21,6 +23,7 @@
 pub mod app;
 pub(crate) mod config;
 pub(crate) mod event;
+pub mod fleet_view;
 pub mod frame;
 pub(crate) mod keys;
 pub(crate) mod layout;

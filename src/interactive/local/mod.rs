@@ -2,13 +2,14 @@
 //! that runs the session's source, the replayer thread that reads a
 //! recording, and signals sent to this host's processes.
 
+mod app_view;
 pub(crate) mod collector;
 pub(crate) mod replayer;
 pub mod send_signal;
 
 use crate::interactive::app::{App, AppConfig};
 use crate::interactive::signal::{SignalOutcome, SignalRequest};
-use crate::interactive::terminal::{Feed, run_app};
+use crate::interactive::terminal::{self, Feed};
 use crate::model::DetailScope;
 use crate::model::SourceKind;
 use crate::record::ReplaySource;
@@ -23,7 +24,7 @@ use std::time::Duration;
 pub fn run(source: Box<dyn Source>, config: AppConfig) -> anyhow::Result<()> {
     let interval = config.interval;
     let app = App::new(config, source.kind());
-    run_app(app, move |events| {
+    terminal::run(app, move |events| {
         let (feed, control) = LocalFeed::new();
         // Never joined: a dump in progress must not delay quitting.
         collector::spawn(source, interval, events, control)?;
@@ -36,7 +37,7 @@ pub fn run(source: Box<dyn Source>, config: AppConfig) -> anyhow::Result<()> {
 pub fn run_replay(replay: ReplaySource, config: AppConfig) -> anyhow::Result<()> {
     let mut app = App::new(config, SourceKind::Replay);
     app.start_replay(replay.timeline());
-    run_app(app, move |events| {
+    terminal::run(app, move |events| {
         let (feed, control) = LocalFeed::new();
         replayer::spawn(replay, events, control)?;
         Ok(Box::new(feed))

@@ -21,6 +21,7 @@ pub(crate) mod help;
 pub(crate) mod main;
 pub mod message;
 pub mod port_counters;
+pub(crate) mod port_traffic;
 pub mod signal;
 pub mod sort_menu;
 pub(crate) mod table;

@@ -4,7 +4,7 @@
 //! ([`park`]): reading the terminal from the background would stop restop
 //! with SIGTTIN.
 
-use crate::interactive::app::Event;
+use crate::interactive::event::Event;
 use crossterm::event::{self, Event as TermEvent};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

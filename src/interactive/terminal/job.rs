@@ -9,7 +9,7 @@
 //! terminal's foreground process group again (`fg`); termination signals end
 //! it meanwhile as usual.
 
-use crate::interactive::app::Event;
+use crate::interactive::event::Event;
 use crate::interactive::terminal::input;
 use crate::interactive::terminal::tty::{self, Tty};
 use crate::signals;

@@ -1,9 +1,10 @@
 //! The interactive terminal runtime: terminal setup and restore, the input
 //! thread, signals and job control, and the event loop that feeds a
-//! [`View`]'s update and draws it. The single-host `App` is one view (its
-//! snapshots come from a [`Feed`]: `local/` starts this host's collector or a
-//! recording's replayer); the fleet view is another, with its own feed. What
-//! feeds the view is started by the caller (`run`'s `start_feed`).
+//! [`View`]'s update and draws it. It names no view: the single-host `App` is
+//! one (`local/app_view.rs`; its snapshots come from a [`Feed`], this host's
+//! collector or a recording's replayer), the fleet view another
+//! (`fleet_view.rs`, with the fleet's feed). What feeds the view is started by
+//! the caller (`run`'s `start_feed`).
 
 pub(crate) mod feed;
 pub(crate) mod hangup;
@@ -14,8 +15,7 @@ pub(crate) mod test_hooks;
 pub(crate) mod tty;
 pub mod view;
 
-use crate::interactive::app::{App, Command, Event};
-use crate::interactive::frame;
+use crate::interactive::event::Event;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -36,14 +36,6 @@ pub fn has_terminal() -> bool {
 
 fn now_ms() -> crate::model::UnixMs {
     crate::model::time::now()
-}
-
-/// The single-host view: `run` with `App` and the feed `start_feed` starts.
-pub(crate) fn run_app(
-    app: App,
-    start_feed: impl FnOnce(Sender<Event>) -> std::io::Result<Box<dyn Feed>>,
-) -> anyhow::Result<()> {
-    run(app, start_feed)
 }
 
 /// Sets up the terminal and threads around `view`; `start_feed` starts what
@@ -181,54 +173,4 @@ fn draw<V: View>(terminal: &mut Tty, view: &mut V) -> anyhow::Result<()> {
 
 fn panic_ended() -> anyhow::Error {
     anyhow::anyhow!("a restop thread panicked (message above): the view was ended")
-}
-
-/// The single-host view: `App`'s update and frame, its commands carried out on
-/// its [`Feed`].
-impl View for App {
-    type Command = Command;
-    type Feed = dyn Feed;
-
-    fn mouse(&self) -> bool {
-        self.config.mouse
-    }
-
-    fn update(&mut self, event: Event) -> Vec<Command> {
-        App::update(self, event)
-    }
-
-    fn draw(&mut self, f: &mut ratatui::Frame) {
-        frame::draw(f, self);
-    }
-
-    /// Passes the application's commands on to the feed, and the result of
-    /// any signal sent back to the application as an event.
-    fn carry_out(&mut self, commands: Vec<Command>, feed: &mut Self::Feed) -> bool {
-        let mut queue = std::collections::VecDeque::from(commands);
-        while let Some(command) = queue.pop_front() {
-            match command {
-                Command::Quit => return true,
-                Command::SetInterval(d) => feed.set_interval(d),
-                Command::SetDetails(scope) => feed.set_details(scope),
-                Command::ShowRecord(index) => feed.show_record(index),
-                Command::Signal(request) => {
-                    let outcome = feed.send_signal(&request);
-                    queue.extend(App::update(self, Event::SignalResult { request, outcome }));
-                }
-            }
-        }
-        false
-    }
-
-    fn stop(feed: &mut Self::Feed) {
-        feed.stop();
-    }
-
-    /// A replay's next snapshot may be due before the next tick.
-    fn wait(&self, now: crate::model::UnixMs) -> Option<Duration> {
-        self.replay
-            .as_ref()
-            .and_then(|r| r.wait_ms(now))
-            .map(|ms| ms.as_duration())
-    }
 }

@@ -4,7 +4,7 @@
 //! thread) both implement it, so raw mode, the input thread, termination signals, job control
 //! and the hang-up are one runtime for every view.
 
-use crate::interactive::app::Event;
+use crate::interactive::event::Event;
 use crate::model::UnixMs;
 use ratatui::Frame;
 use std::time::Duration;

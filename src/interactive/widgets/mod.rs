@@ -1,6 +1,6 @@
 //! The drawing blocks every screen composes: the object table (its state in
 //! `table/`, its drawing in `table/draw.rs`), cursors, gauges, sparklines,
-//! text fitting, modal boxes, port states, a port's traffic line, sort markers and the theme.
+//! text fitting, modal boxes, port states, sort markers and the theme.
 //! Widgets never import a screen.
 
 pub(crate) mod charset;
@@ -14,4 +14,3 @@ pub(crate) mod port_state;
 pub(crate) mod sparkline;
 pub mod table;
 pub mod theme;
-pub(crate) mod traffic;

@@ -4,11 +4,11 @@
 
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::screens::Ctx;
+use crate::interactive::screens::port_traffic::traffic_line;
 use crate::interactive::widgets::paint::{put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
 use crate::interactive::widgets::sparkline::age_text;
 use crate::interactive::widgets::theme::Theme;
-use crate::interactive::widgets::traffic::traffic_line;
 use crate::model::history::ErrorQpInsight;
 use crate::model::limits::cgroup::Quota;
 use crate::model::{Device, Snapshot};

@@ -10,7 +10,6 @@
 
 pub mod draw;
 pub mod hosts;
-pub mod run;
 
 use crate::fleet::feed::{FeedRequest, FeedUpdate};
 use crate::fleet::model::{FleetFilter, FleetState, RowRules, UsageTrails};

@@ -8,13 +8,13 @@ use crate::interactive::rows::port_counters::{
 };
 use crate::interactive::screens::Ctx;
 use crate::interactive::screens::port_counters::PortCountersScreen;
+use crate::interactive::screens::port_traffic::traffic_line;
 use crate::interactive::widgets::cursor::visible_offset;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
 use crate::interactive::widgets::sparkline::sparkline;
 use crate::interactive::widgets::theme::Theme;
-use crate::interactive::widgets::traffic::traffic_line;
 use crate::model::Port;
 use crate::units::per_s;
 use ratatui::Frame;

@@ -1,18 +1,20 @@
 //! `restop fleet` from the command line: settings resolved over the config file, the source
 //! opened, then the full-screen view on the terminal (its feed thread refreshing at `-d`), or
-//! one refresh printed as the `--once` report or the `--json` document.
+//! one refresh printed as the `--once` report or the `--json` document. Beside `fleet/`, not
+//! in it: it starts the full-screen view, which reads `fleet/`, so inside it the import would
+//! run back up.
 
-use super::config::{self, FleetOrigin, FleetOutput, FleetSettings};
-use super::feed::{self, LiveScraper};
-use super::http::Client;
-use super::model::{FleetState, RowRules};
-use super::prom::PromSource;
-use super::report;
-use super::scrape::DirectSource;
-use super::source::FleetSource;
 use crate::cli::FleetArgs;
+use crate::fleet::config::{self, FleetOrigin, FleetOutput, FleetSettings};
+use crate::fleet::feed::{self, LiveScraper};
+use crate::fleet::http::Client;
+use crate::fleet::model::{FleetState, RowRules};
+use crate::fleet::prom::PromSource;
+use crate::fleet::report;
+use crate::fleet::scrape::DirectSource;
+use crate::fleet::source::FleetSource;
 use crate::interactive::app::Event;
-use crate::interactive::screens::fleet::run as fleet_screen;
+use crate::interactive::fleet_view as fleet_screen;
 use crate::interactive::screens::fleet::{FleetConfig, FleetView};
 use crate::model::Millis;
 use crate::model::limits::Thresholds;

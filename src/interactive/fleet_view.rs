@@ -1,11 +1,13 @@
 //! The fleet view on the terminal runtime (`terminal::run`, the single-host view's too: raw
 //! mode and its restore, the input thread, termination signals, job control, hang-up): the
 //! view is [`FleetView`], its feed the fleet's feed thread (`fleet::feed`), whose outcomes
-//! arrive as `Event::Fleet` and which takes the view's requests over a channel.
+//! arrive as `Event::Fleet` and which takes the view's requests over a channel. The
+//! counterpart of `local/` for the fleet: above the screens and the runtime, which name
+//! neither.
 
-use super::{FleetCommand, FleetView};
 use crate::fleet::feed::FeedRequest;
 use crate::interactive::event::Event;
+use crate::interactive::screens::fleet::{FleetCommand, FleetView};
 use crate::interactive::terminal::{self, View};
 use std::sync::mpsc::{self, Receiver, Sender};
 
@@ -27,7 +29,7 @@ impl View for FleetView {
     }
 
     fn draw(&mut self, frame: &mut ratatui::Frame) {
-        super::draw::draw(frame, self);
+        crate::interactive::screens::fleet::draw::draw(frame, self);
     }
 
     fn carry_out(&mut self, commands: Vec<FleetCommand>, feed: &mut FleetFeed) -> bool {

@@ -1,5 +1,6 @@
 //! A port's traffic on one line (rates, link use, the counters that
-//! moved), as the counters screen and the device screen both show it.
+//! moved), as the counters screen and the device screen both show it. Among
+//! the screens, not the widgets: it draws a row of `rows/`, which widgets never read.
 
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::widgets::theme::Theme;
