@@ -3,7 +3,10 @@
 //! one end of a veth pair; restop's `netdev_counters` of rxe2 port 1 must
 //! lie between `ethtool -S` and `ip -s -j link` taken right before and right
 //! after it, and a flap (the veth peer set down and up under `restop
-//! --batch`) must grow `carrier_changes` and show in `health`.
+//! --batch`) must grow `carrier_changes` and show in `health`, and be the
+//! `link_flap` problem of rxe2 port 1 in the batch lines' `problems` and in
+//! `restop_problem` of an exporter writing its textfile every second, raised
+//! on the read after the flap and cleared on the next read without one.
 //!
 //! Skipped unless RESTOP_VM_TESTS=1, as `vm_counters` (one boot for both).
 
@@ -142,4 +145,72 @@ fn a_flap_grows_carrier_changes_and_restop_shows_it() {
             .is_some_and(|c| c > 0)
     });
     assert!(flapped, "no batch line shows the flap in health ({ctx})");
+}
+
+/// `link_flap` of rxe2 port 1 among a document's problems.
+fn lists_the_flap(doc: &Value) -> bool {
+    doc["problems"].as_array().into_iter().flatten().any(|p| {
+        p["kind"] == "link_flap"
+            && p["subject"]["device"] == "rxe2"
+            && p["subject"]["port"] == 1
+            && p["detail"] == "carrier_changes"
+            && p["severity"] == "warning"
+    })
+}
+
+/// `restop_problem{kind="link_flap",...,device="rxe2",port="1",...} 1`.
+fn exports_the_flap(exposition: &str) -> bool {
+    exposition.lines().any(|l| {
+        l.starts_with("restop_problem{")
+            && l.contains("kind=\"link_flap\"")
+            && l.contains("device=\"rxe2\"")
+            && l.contains("port=\"1\"")
+            && l.ends_with(" 1")
+    })
+}
+
+#[test]
+fn the_flap_is_a_link_flap_problem_in_json_and_the_exporter_until_it_clears() {
+    let Some((dir, ctx)) = phase("problems") else {
+        return;
+    };
+    let text = read(&dir, "batch.stdout").unwrap_or_else(|e| panic!("{e} ({ctx})"));
+    let raised: Vec<bool> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l} ({ctx})")))
+        .map(|d: Value| lists_the_flap(&d))
+        .collect();
+    // Raised on the reads that saw carrier changes, cleared on the reads after.
+    let first = raised
+        .iter()
+        .position(|r| *r)
+        .unwrap_or_else(|| panic!("no batch line lists the flap: {text} ({ctx})"));
+    assert!(first > 0, "raised on the first read: {raised:?} ({ctx})");
+    assert_eq!(
+        raised.last(),
+        Some(&false),
+        "never cleared: {raised:?} ({ctx})"
+    );
+    // The exporter's file, every half second from the flap on.
+    let mut files: Vec<(u32, String)> = std::fs::read_dir(dir.join("export"))
+        .unwrap_or_else(|e| panic!("export/: {e} ({ctx})"))
+        .flatten()
+        .filter_map(|e| {
+            let n = e.path().file_stem()?.to_str()?.parse().ok()?;
+            Some((n, std::fs::read_to_string(e.path()).ok()?))
+        })
+        .collect();
+    files.sort();
+    let exported: Vec<bool> = files.iter().map(|(_, t)| exports_the_flap(t)).collect();
+    let stderr = read(&dir, "export.stderr").unwrap_or_default();
+    assert!(
+        exported.iter().any(|e| *e),
+        "no restop_problem for the flap in {} files: {exported:?}; stderr {stderr} ({ctx})",
+        files.len()
+    );
+    let last_raised = exported.iter().rposition(|e| *e).unwrap_or(0);
+    assert!(
+        last_raised + 1 < exported.len(),
+        "the exporter never cleared it: {exported:?} ({ctx})"
+    );
 }

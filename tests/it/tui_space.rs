@@ -3,9 +3,12 @@
 //! the screen empty while another is cut; no line ends in a word broken
 //! without its `…`; the drill-down's AGE grows while it is open; the footer
 //! names Tab, `c` and `a` where there is room. The demo host, fed snapshot
-//! by snapshot: no clock, no sleeps.
+//! by snapshot: no clock, no sleeps. And in a real terminal (tmux) at 80x24
+//! and 120x40, every screen's `…` follows a whole word (one the same screen
+//! at 250x70 shows whole) or an identifier wider than its cell.
 
 use crate::tui_common::*;
+use crate::tui_terminal::{Session, restop_under};
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -291,4 +294,123 @@ fn the_footer_names_tab_c_and_a_where_there_is_room() {
             );
         }
     }
+}
+
+/// The words a screen shows, with and without the separators a cut drops
+/// before its mark.
+fn words(screen: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for w in screen.split_whitespace() {
+        out.insert(w.to_string());
+        out.insert(w.trim_end_matches([',', ';', ':', '·']).to_string());
+    }
+    out
+}
+
+/// The marks on `screen` that follow part of a word: the letters right
+/// before a `…` are neither a word `whole` shows nor part of an
+/// identifier (a name with `_`, `.`, `-`, `/` or digits: the one word a
+/// cell may cut inside, when it alone is wider than the cell).
+fn cut_words(screen: &str, whole: &std::collections::BTreeSet<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in screen.lines() {
+        for (i, _) in line.match_indices('…') {
+            let before = &line[..i];
+            let stem = before
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or_default();
+            let letters = stem.chars().all(char::is_alphabetic);
+            let ends_in_word = stem.chars().last().is_some_and(char::is_alphabetic);
+            if ends_in_word && letters && !whole.contains(stem) {
+                found.push(format!("{stem:?} in {line:?}"));
+            }
+        }
+    }
+    found
+}
+
+/// Starts the demo at 44 s (the storm) in `s` and waits for its first screen.
+fn start_demo(s: &Session) {
+    let bin = env!("CARGO_BIN_EXE_restop");
+    s.type_text(&format!("{bin} --demo --demo-at 44s -d 1s"));
+    s.send(&["Enter"]);
+    s.wait_for("the TUI", |t| t.contains("train.py"));
+    let shell: i32 = s.query("#{pane_pid}").parse().expect("pane pid");
+    s.restop.set(restop_under(shell));
+}
+
+#[test]
+fn tmux_no_mark_follows_part_of_a_word_at_80x24_and_120x40() {
+    // The keys from the main screen, the consumers focused, and what the
+    // screen they open says.
+    let screens: [(&str, &[&str], &str); 7] = [
+        ("main", &[], "train.py"),
+        ("drill", &["Enter"], "  user "),
+        ("errors", &["e"], "QPs in ERR/SQE"),
+        ("problems", &["a"], "Problems ("),
+        ("help", &["?"], "closes, "),
+        ("counters", &["Tab", "c"], "Counters of"),
+        // Esc left the devices focused: Enter opens the device.
+        ("device", &["Enter"], "Consumers on"),
+    ];
+    // The check itself: the cuts this rule replaced are found.
+    let whole = words("management packets dropped  eth-mac.FrameCheckSequenceErrors netdev");
+    assert_eq!(
+        cut_words(
+            "0/s management pack…  eth-mac.FrameCheckSequenceErrors ne…",
+            &whole
+        )
+        .len(),
+        2
+    );
+    assert!(cut_words("0/s management…  eth-mac.FrameCheck…", &whole).is_empty());
+    let mut found = Vec::new();
+    let mut marks = 0;
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (Some(narrow), Some(wide)) = (Session::start(w, h), Session::start(250, 70)) else {
+            return;
+        };
+        start_demo(&narrow);
+        start_demo(&wide);
+        for (name, keys, shows) in screens {
+            for s in [&narrow, &wide] {
+                if !keys.is_empty() {
+                    s.send(keys);
+                }
+                s.wait_for(name, |t| t.contains(shows));
+            }
+            // One refresh drawn after the keys.
+            std::thread::sleep(Duration::from_millis(1200));
+            let (text, whole) = (narrow.screen(), words(&wide.screen()));
+            marks += text.matches('…').count();
+            for cut in cut_words(&text, &whole) {
+                found.push(format!("{name} {w}x{h}: {cut}"));
+            }
+            for line in cut_lines_of(&text, w) {
+                found.push(format!("{name} {w}x{h}: ends in a cut word: {line}"));
+            }
+            if !keys.is_empty() {
+                for s in [&narrow, &wide] {
+                    s.send(&["Escape"]);
+                    s.wait_for("the main screen", |t| t.contains("Devices ("));
+                }
+            }
+        }
+        for s in [&narrow, &wide] {
+            s.send(&["q"]);
+        }
+    }
+    assert!(marks > 0, "no cut text on any screen: nothing was checked");
+    assert!(found.is_empty(), "cut words:\n{}", found.join("\n"));
+}
+
+/// [`cut_lines`] of a terminal's text (no quotes around its lines, blanks at
+/// the end trimmed by tmux): lines as wide as the screen.
+fn cut_lines_of(text: &str, w: u16) -> Vec<String> {
+    let quoted: String = text
+        .lines()
+        .map(|l| format!("\"{l:<0$}\"\n", usize::from(w)))
+        .collect();
+    cut_lines(&quoted, w)
 }

@@ -4,7 +4,10 @@
 //! with QPs bound to counters by the scenario itself (as an operator would:
 //! `rdma statistic qp set link rxe0/1 auto type on`; restop never binds),
 //! `--json` shows exactly the counters `rdma -j statistic qp show` lists,
-//! with their QPs and owners.
+//! with their QPs and owners. In the fault phase, the real retransmit storm
+//! and the ERR QP it leaves are entries of the view's problems strip, as
+//! many as the header counts, and Enter on each opens its port's counters
+//! and its owner's ERROR QPs.
 
 use crate::vm_counters::{ports_of, read, run};
 use serde_json::Value;
@@ -187,5 +190,173 @@ fn json_shows_the_bound_counters_rdma_lists_with_their_qps_and_owners() {
         "{} failures ({ctx}):\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The problems strip's entries on a screen: the lines that start with a
+/// severity word (`crit`, `warn`, `note` on a narrow strip).
+fn strip_entries(screen: &str) -> Vec<&str> {
+    screen
+        .lines()
+        .filter(|l| severity_of(l).is_some())
+        .collect()
+}
+
+/// An entry's severity, as the reports name it.
+fn severity_of(entry: &str) -> Option<&'static str> {
+    match entry.split_whitespace().next()? {
+        "critical" | "crit" => Some("critical"),
+        "warning" | "warn" => Some("warning"),
+        "notice" | "note" => Some("notice"),
+        _ => None,
+    }
+}
+
+/// `⚑ 1 critical · 2 warning (a)` in the header: severity → count.
+fn header_counts(screen: &str) -> BTreeMap<String, usize> {
+    let line = screen
+        .lines()
+        .take(3)
+        .find(|l| l.contains('⚑'))
+        .unwrap_or_else(|| panic!("no problem counts in the header:\n{screen}"));
+    let counts = line.split('⚑').nth(1).unwrap_or_default();
+    let counts = counts.split(" (a)").next().unwrap_or_default();
+    counts
+        .split('·')
+        .filter_map(|part| {
+            let mut words = part.split_whitespace();
+            let n = words.next()?.parse().ok()?;
+            Some((words.next()?.to_string(), n))
+        })
+        .collect()
+}
+
+/// The strip's entries by severity, and how many its last line says are
+/// left out (`+N more (a)`).
+fn strip_counts(screen: &str) -> (BTreeMap<String, usize>, usize) {
+    let mut by = BTreeMap::new();
+    let entries = strip_entries(screen);
+    for e in &entries {
+        *by.entry(severity_of(e).unwrap_or_default().to_string())
+            .or_insert(0) += 1;
+    }
+    let more = entries
+        .last()
+        .and_then(|l| l.rsplit_once("  +"))
+        .and_then(|(_, t)| t.strip_suffix(" more (a)"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    (by, more)
+}
+
+/// The header counts what the strip lists: by severity when every entry
+/// is shown, in all when the last line says how many more `a` lists.
+fn assert_header_counts_the_strip(screen: &str, ctx: &str) {
+    let header = header_counts(screen);
+    let (strip, more) = strip_counts(screen);
+    if more == 0 {
+        assert_eq!(header, strip, "header against strip ({ctx}):\n{screen}");
+    } else {
+        let total = |m: &BTreeMap<String, usize>| m.values().sum::<usize>();
+        assert_eq!(total(&header), total(&strip) + more, "({ctx}):\n{screen}");
+    }
+}
+
+/// A `strip_open` pick (`N: entry`): the entry.
+fn picked(dir: &std::path::Path, name: &str, ctx: &str) -> String {
+    let pick = read(dir, &format!("{name}.pick")).unwrap_or_default();
+    let screen = read(dir, &format!("{name}.txt")).unwrap_or_default();
+    let (_, entry) = pick
+        .trim_end()
+        .split_once(':')
+        .unwrap_or_else(|| panic!("the strip never listed it ({ctx}):\n{screen}"));
+    entry.to_string()
+}
+
+/// The batch lines' problems of `kind` on rxe0: (detail or pid, severity).
+fn batch_problems(dir: &std::path::Path, kind: &str) -> BTreeSet<(String, String)> {
+    read(dir, "fault/batch.stdout")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .flat_map(|d| d["problems"].as_array().cloned().unwrap_or_default())
+        .filter(|p| p["kind"] == kind)
+        .map(|p| {
+            let what = match &p["detail"] {
+                Value::String(d) => d.clone(),
+                _ => p["subject"]["pid"].to_string(),
+            };
+            (what, p["severity"].as_str().unwrap_or_default().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_strip_lists_the_real_storm_and_err_qp_and_enter_opens_them() {
+    let Some(run) = run() else { return };
+    let ctx = run.context();
+    let fault = run.dir.join("fault");
+    // The storm: `rxe0 port 1: <counter> keeps rising`, a counter the batch
+    // run raised as nic_errors on rxe0, at a severity it gave it.
+    let storm = picked(&fault, "tui/storm", &ctx);
+    let screen = read(&fault, "tui/storm.txt").unwrap_or_default();
+    let counter = storm
+        .split("rxe0 port 1: ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .unwrap_or_default();
+    let raised = batch_problems(&run.dir, "nic_errors");
+    let severity = severity_of(&storm).unwrap_or_default();
+    assert!(
+        raised.contains(&(counter.to_string(), severity.to_string())),
+        "strip entry {storm:?}: no nic_errors problem of {counter} at {severity} in the batch run: \
+         {raised:?} ({ctx})"
+    );
+    assert_header_counts_the_strip(&screen, &ctx);
+    let opened = read(&fault, "tui/storm-enter.txt").unwrap_or_default();
+    assert!(
+        opened.contains("Counters of rxe0 port 1"),
+        "Enter on {storm:?} opened ({ctx}):\n{opened}"
+    );
+    // The ERR QP, in a view started after it broke.
+    let text = read(&run.dir, "ready/pair.txt").unwrap_or_default();
+    let pid: u64 = text
+        .lines()
+        .filter(|l| l.contains("mode=pair"))
+        .flat_map(str::split_whitespace)
+        .find_map(|w| w.strip_prefix("pid=")?.parse().ok())
+        .unwrap_or_else(|| panic!("ready/pair.txt names no pair process: {text} ({ctx})"));
+    let err = picked(&fault, "tui-err/err", &ctx);
+    let screen = read(&fault, "tui-err/err.txt").unwrap_or_default();
+    assert!(
+        err.contains(&format!("(pid {pid}) in ERR on rxe0")),
+        "{err:?} is not pid {pid}'s ERR QP ({ctx})"
+    );
+    let severity = severity_of(&err).unwrap_or_default();
+    let mut raised = batch_problems(&run.dir, "error_qps");
+    let json = run.dir.join("fault/json.stdout");
+    let once: Value =
+        serde_json::from_str(&read(&run.dir, "fault/json.stdout").unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{}: {e} ({ctx})", json.display()));
+    for p in once["problems"].as_array().into_iter().flatten() {
+        if p["kind"] == "error_qps" {
+            let sev = p["severity"].as_str().unwrap_or_default();
+            raised.insert((p["subject"]["pid"].to_string(), sev.to_string()));
+        }
+    }
+    assert!(
+        raised.contains(&(pid.to_string(), severity.to_string())),
+        "strip entry {err:?}: --batch and --json never gave pid {pid}'s ERR QPs {severity}: \
+         {raised:?} ({ctx})"
+    );
+    assert_header_counts_the_strip(&screen, &ctx);
+    let opened = read(&fault, "tui-err/err-enter.txt").unwrap_or_default();
+    let title = opened
+        .lines()
+        .find(|l| l.contains("QPs in ERR/SQE ("))
+        .unwrap_or_else(|| panic!("Enter on {err:?} opened ({ctx}):\n{opened}"));
+    assert!(
+        title.contains(&format!("(pid {pid})")),
+        "not pid {pid}'s ERROR QPs: {title} ({ctx})"
     );
 }

@@ -21,6 +21,12 @@
 # restop --json ({before,after}-{ethtool.txt,ip.json,carrier}, json.*), then a
 # flap (rxv1 set down and up: veth drops rxv0's carrier with it) under
 # restop --batch --json -d 1s (batch.*), and flapped-*.
+# fault/tui/ and fault/tui-err/: the interactive view during the storm and
+# after it, each with the screen whose problems strip lists the storm (the
+# ERR QP), the entry picked in it and the screen Enter opened on it
+# (strip_open: storm.txt, storm.pick, storm-enter.txt; err.*).
+# netdev/export/NN.prom: restop export --textfile -d 1s's file every half
+# second from the flap on.
 # Without a restop binary in the guest the restop steps are skipped and
 # restop.missing is written.
 . /scenario/lib.sh
@@ -49,6 +55,23 @@ sysfs_dump() {
 		done
 		cat "$p/rate" >"$OUT/$1/$dev/$port/rate" 2>/dev/null
 	done
+}
+# strip_open SESSION NAME REGEX KEYS...: the screen into $OUT/NAME.txt, the
+# first problems-strip entry matching REGEX into NAME.pick (its place in the
+# strip: `N: line`); KEYS (to focus the strip), Home, Down to it, Enter, and
+# the screen that opened into NAME-enter.txt
+strip_open() {
+	local session=$1 name=$2 regex=$3 at
+	shift 3
+	tui_capture "$session" "$name.txt"
+	grep -E '^(critical|warning|notice|crit|warn|note) ' "$OUT/$name.txt" |
+		grep -n -E -m1 "$regex" >"$OUT/$name.pick"
+	at=$(cut -d: -f1 "$OUT/$name.pick")
+	[ -n "$at" ] || return 1
+	# one send-keys: the list must not change between the capture and Enter
+	tmux send-keys -t "$session" "$@" Home $(for _ in $(seq 2 "$at"); do echo Down; done) Enter
+	sleep 2.5
+	tui_capture "$session" "$name-enter.txt"
 }
 # around NAME CMD...: rdma and sysfs right before and right after CMD
 around() {
@@ -114,8 +137,8 @@ mark "counters-bound-done"
 sleep 1
 
 # fault: RC writes to a forked peer, the peer SIGKILLed, the QP retries 3
-# times and goes to ERR, then is re-armed towards the dead peer for 8 s (a
-# retransmit storm) and left in ERR; restop --batch watches it happen long
+# times and goes to ERR, then is re-armed towards the dead peer for 16 s (a
+# retransmit storm, long enough for the view to be seen listing it) and left in ERR; restop --batch watches it happen long
 # enough (28 ticks of 1 s) for the lingering ERR QP to be a problem too
 mkdir -p "$OUT/fault" "$OUT/ready" /tmp/ready /tmp/fault-prom
 stat_dump fault/stat-before
@@ -123,12 +146,27 @@ sysfs_dump fault/sysfs-before
 if [ $have_restop = 1 ]; then
 	capture fault/batch restop --batch --json -d 1s -n 28 &
 	batch=$!
+	tui_start ftui fault/tui restop -d 1s
 	sleep 3
 fi
-spawn pair vm_workload -r /tmp/ready/pair.txt -d rxe0 -g "$RXE0_GID" pair 3 8
+spawn pair vm_workload -r /tmp/ready/pair.txt -d rxe0 -g "$RXE0_GID" pair 3 16
+if [ $have_restop = 1 ]; then
+	# the storm in the problems strip: Tab, Tab (devices, then the strip),
+	# down to its entry, Enter
+	tui_wait ftui 40 -E '^(critical|warning) .*rxe0 port 1: .* keeps rising' &&
+		strip_open ftui fault/tui/storm 'rxe0 port 1: .* keeps rising' Tab Tab
+	tui_quit ftui fault/tui
+fi
 wait_ready /tmp/ready/pair.txt 40
 cp /tmp/ready/pair.txt "$OUT/ready/"
-[ $have_restop = 1 ] && wait "$batch"
+if [ $have_restop = 1 ]; then
+	# the ERR QP the storm left, in a view started after it broke
+	tui_start ftui fault/tui-err restop -d 1s
+	tui_wait ftui 30 -E '^(critical|warning|notice) .*in ERR on rxe0' &&
+		strip_open ftui fault/tui-err/err 'in ERR on rxe0' Tab Tab
+	tui_quit ftui fault/tui-err
+	wait "$batch"
+fi
 stat_dump fault/stat-after
 sysfs_dump fault/sysfs-after
 if [ $have_restop = 1 ]; then
@@ -158,14 +196,33 @@ nd_dump before
 [ $have_restop = 1 ] && capture netdev/json restop --json
 nd_dump after
 if [ $have_restop = 1 ]; then
-	capture netdev/batch restop --batch --json -d 1s -n 6 &
+	capture netdev/batch restop --batch --json -d 1s -n 9 &
 	batch=$!
-	sleep 2.5
+	mkdir -p /tmp/netdev-prom "$OUT/netdev/export"
+	restop export --textfile /tmp/netdev-prom/restop.prom -d 1s \
+		>"$OUT/netdev/export.stdout" 2>"$OUT/netdev/export.stderr" &
+	exporter=$!
+	# both have read once before the flap (a first read under load takes seconds)
+	for _ in $(seq 150); do
+		[ -s "$OUT/netdev/batch.stdout" ] && [ -s /tmp/netdev-prom/restop.prom ] && break
+		sleep 0.2
+	done
+	sleep 0.5
 fi
 ip link set rxv1 down
 sleep 1
 ip link set rxv1 up
-[ $have_restop = 1 ] && wait "$batch"
+if [ $have_restop = 1 ]; then
+	# the exporter's file every half second from the flap on, until the
+	# rule has cleared it (two reads without a carrier change)
+	for i in $(seq 10 25); do
+		cp /tmp/netdev-prom/restop.prom "$OUT/netdev/export/$i.prom" 2>/dev/null
+		sleep 0.5
+	done
+	kill "$exporter"
+	wait "$exporter" 2>/dev/null
+	wait "$batch"
+fi
 nd_dump flapped
 mark "counters-netdev-done"
 exit 0

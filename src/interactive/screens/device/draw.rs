@@ -1,10 +1,13 @@
 //! The device screen's top part: the device, its ports with their traffic and
-//! health (a port row opens its counters), usage against the limits, the
+//! health (a port row opens its counters; a port's line wraps onto the rows
+//! the layout spares it, and is cut between words where it has none), usage against the limits, the
 //! rdma cgroup quotas that bind its consumers, and its ERROR QPs.
 
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::screens::Ctx;
+use crate::interactive::screens::device::DeviceLayout;
 use crate::interactive::screens::port_traffic::traffic_line;
+use crate::interactive::widgets::fit::wrap_spans;
 use crate::interactive::widgets::paint::{put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
 use crate::interactive::widgets::sparkline::age_text;
@@ -64,20 +67,36 @@ pub(crate) fn port_line<'a>(port: &PortSummary, width: u16, theme: &Theme) -> Ve
     spans
 }
 
+/// The ports, each on the lines the layout gives it (`port_lines`): its
+/// line wrapped there, cut between words where it has only one.
 pub(crate) fn draw_ports(
     buf: &mut Buffer,
-    area: Rect,
+    layout: &DeviceLayout,
     ports: &[PortSummary],
     selected: Option<usize>,
     theme: &Theme,
 ) {
-    for (i, p) in ports.iter().enumerate().take(usize::from(area.height)) {
-        let y = area.y + u16::try_from(i).unwrap_or(0);
-        let line = Rect::new(area.x, y, area.width, 1);
-        put_spans(buf, line, &port_line(p, area.width, theme));
-        if selected == Some(i) {
-            style_area(buf, line, theme.selected(true));
+    let area = layout.ports;
+    let mut y = area.y;
+    for (i, (p, n)) in ports.iter().zip(layout.port_lines).enumerate() {
+        let n = n.min(area.bottom().saturating_sub(y));
+        if n == 0 {
+            break;
         }
+        let width = usize::from(area.width);
+        let lines = wrap_spans(port_line(p, area.width, theme), width, usize::from(n));
+        for (k, line) in lines.iter().enumerate() {
+            let row = Rect::new(area.x, y + u16::try_from(k).unwrap_or(0), area.width, 1);
+            put_spans(buf, row, line);
+        }
+        if selected == Some(i) {
+            style_area(
+                buf,
+                Rect::new(area.x, y, area.width, n),
+                theme.selected(true),
+            );
+        }
+        y += n;
     }
 }
 

@@ -10,7 +10,7 @@ use crate::interactive::keys::{Action, Command, table};
 use crate::interactive::layout::{TableArea, contains, contains_y};
 use crate::interactive::rows::devices::PortSummary;
 use crate::interactive::screens::device::draw::{
-    draw_error_qps, draw_ports, identity_line, limits_line, quotas_line,
+    draw_error_qps, draw_ports, identity_line, limits_line, port_line, quotas_line,
 };
 use crate::interactive::screens::drill::DrillScreen;
 use crate::interactive::screens::port_counters::PortCountersScreen;
@@ -20,7 +20,7 @@ use crate::interactive::screens::table::{
 use crate::interactive::screens::{
     CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
 };
-use crate::interactive::widgets::fit::wrap_parts;
+use crate::interactive::widgets::fit::{wrap_parts, wrap_spans};
 use crate::interactive::widgets::paint::{put_spans, title_line};
 use crate::interactive::widgets::table::draw as table_draw;
 use crate::interactive::widgets::table::{Cell, Column, ObjectTable, Row};
@@ -34,6 +34,11 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 use std::any::Any;
+
+/// Ports shown, one line each at least.
+pub const MAX_PORTS: usize = 4;
+/// Lines one port's line may wrap onto.
+const PORT_LINES_MAX: u16 = 3;
 
 /// The QP column, sorted on by default.
 const QP_COLUMN: usize = 2;
@@ -50,6 +55,9 @@ pub enum DeviceFocus {
 pub struct DeviceLayout {
     pub identity: Rect,
     pub ports: Rect,
+    /// Lines each of the first ports takes in `ports`: more than one where
+    /// its line wraps onto rows the table leaves empty.
+    pub port_lines: [u16; MAX_PORTS],
     pub limits: Rect,
     pub quotas: Rect,
     pub errors_title: Rect,
@@ -119,6 +127,24 @@ impl DeviceScreen {
             .saturating_sub(table_want);
         let width = usize::from(body.width.max(1));
         let limits_want = u16::try_from(self.limits_width.div_ceil(width).clamp(1, 3)).unwrap_or(1);
+        let limits_extra = (limits_want - 1).min(spare);
+        // What the limits leave goes to port lines that wrap, first port first.
+        let mut spare_ports = spare - limits_extra;
+        let mut port_lines = [0u16; MAX_PORTS];
+        for (n, p) in port_lines.iter_mut().zip(&self.ports) {
+            let want = wrap_spans(
+                port_line(p, body.width, &Theme::new(false)),
+                width,
+                usize::from(PORT_LINES_MAX),
+            )
+            .len();
+            let extra = u16::try_from(want.saturating_sub(1))
+                .unwrap_or(0)
+                .min(spare_ports);
+            spare_ports -= extra;
+            *n = 1 + extra;
+        }
+        let ports = ports + port_lines.iter().map(|n| n.saturating_sub(1)).sum::<u16>();
         let mut take = |h: u16| {
             let h = h.min(bottom - y);
             let r = Rect::new(body.x, y, body.width, h);
@@ -127,7 +153,7 @@ impl DeviceScreen {
         };
         let identity = take(1);
         let ports = take(ports);
-        let limits = take(1 + (limits_want - 1).min(spare));
+        let limits = take(1 + limits_extra);
         let quotas = take(quotas_h);
         let errors_title = take(u16::from(self.error_qps > 0 && body.height >= 12));
         let errors = take(error_rows.min(u16::try_from(self.error_qps).unwrap_or(5)));
@@ -135,6 +161,7 @@ impl DeviceScreen {
         DeviceLayout {
             identity,
             ports,
+            port_lines,
             limits,
             quotas,
             errors_title,
@@ -187,8 +214,13 @@ impl DeviceScreen {
         }
         let layout = self.layout(ctx.body);
         if contains_y(layout.ports, y) {
-            let i = usize::from(y - layout.ports.y);
-            if i < self.ports.len() {
+            let row = y - layout.ports.y;
+            let mut top = 0u16;
+            let at = layout.port_lines.iter().position(|n| {
+                top += n;
+                row < top
+            });
+            if let Some(i) = at.filter(|i| *i < self.ports.len()) {
                 self.focus = DeviceFocus::Ports;
                 self.port_cursor = i;
             }
@@ -325,7 +357,7 @@ impl Screen for DeviceScreen {
         };
         put_spans(buf, layout.identity, &identity_line(device, theme));
         let selected = (self.focus == DeviceFocus::Ports).then_some(self.port_cursor);
-        draw_ports(buf, layout.ports, &self.ports, selected, theme);
+        draw_ports(buf, &layout, &self.ports, selected, theme);
         let parts = limits_line(device, ctx, theme)
             .into_iter()
             .map(|span| vec![span])

@@ -1,15 +1,18 @@
-//! The counters screen of one port: the port and its traffic on top, then
-//! one row per counter (name, value, rate, sparkline, meaning). Figures come
-//! from `app::counters_view`; this lays them out and marks moved counters.
+//! The counters screen of one port: the port and its traffic on top (wrapped
+//! onto the rows the table can spare, cut between words where none is
+//! left), then one row per counter (name, value, rate, sparkline, meaning;
+//! cells cut between words). Figures come from `app::counters_view`; this
+//! lays them out and marks moved counters.
 
 use crate::interactive::rows::devices::{PortSummary, Traffic};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, Mark, Origin, find_port, sparkline_values,
 };
 use crate::interactive::screens::Ctx;
-use crate::interactive::screens::port_counters::PortCountersScreen;
+use crate::interactive::screens::port_counters::{INFO_LINES, PortCountersScreen};
 use crate::interactive::screens::port_traffic::traffic_line;
 use crate::interactive::widgets::cursor::visible_offset;
+use crate::interactive::widgets::fit::wrap_spans;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_spans, style_area, title_line};
 use crate::interactive::widgets::port_state::port_state;
@@ -131,10 +134,12 @@ pub(crate) fn draw(frame: &mut Frame, screen: &PortCountersScreen, ctx: &Ctx, th
     };
     let alerts = ctx.history.counters().alerts();
     let summary = PortSummary::new(port, &screen.device, &alerts);
-    put_spans(buf, line(0), &port_line(&screen.device, port, theme));
-    put_spans(buf, line(1), &traffic_line(&summary, theme));
+    let info = info_lines(screen, ctx, theme);
+    for (i, spans) in info.iter().enumerate() {
+        put_spans(buf, line(u16::try_from(i).unwrap_or(u16::MAX)), spans);
+    }
 
-    let area = PortCountersScreen::table_area(body);
+    let area = screen.table_area(ctx);
     let sorted = match (screen.sort, screen.descending) {
         (CounterSort::Name, false) => "name",
         (CounterSort::Name, true) => "name, Z first",
@@ -196,6 +201,43 @@ pub(crate) fn draw(frame: &mut Frame, screen: &PortCountersScreen, ctx: &Ctx, th
             );
         }
     }
+}
+
+/// Rows the table keeps (or all its rows, when fewer) before the lines
+/// above it may wrap onto more lines.
+const TABLE_KEEPS: u16 = 8;
+
+/// The port's line and its traffic line, each wrapped onto the rows the
+/// table can spare (`TABLE_KEEPS`) and cut between words where none is
+/// left; none when the port is not in the snapshot.
+pub(crate) fn info_lines<'a>(
+    screen: &PortCountersScreen,
+    ctx: &Ctx,
+    theme: &Theme,
+) -> Vec<Vec<Span<'a>>> {
+    let Some(port) = ctx
+        .snapshot
+        .and_then(|s| find_port(s, &screen.device, screen.port))
+    else {
+        return Vec::new();
+    };
+    let body = ctx.body;
+    let keep = u16::try_from(screen.rows.len())
+        .unwrap_or(u16::MAX)
+        .clamp(1, TABLE_KEEPS);
+    // Two lines at least; more where the table keeps its rows.
+    let budget = usize::from(body.height.saturating_sub(2 + keep).max(INFO_LINES));
+    let width = usize::from(body.width);
+    let alerts = ctx.history.counters().alerts();
+    let summary = PortSummary::new(port, &screen.device, &alerts);
+    let mut lines = wrap_spans(
+        port_line(&screen.device, port, theme),
+        width,
+        budget.saturating_sub(1).max(1),
+    );
+    let left = budget.saturating_sub(lines.len()).max(1);
+    lines.extend(wrap_spans(traffic_line(&summary, theme), width, left));
+    lines
 }
 
 fn row_style(row: &CounterRow, theme: &Theme) -> Style {

@@ -9,7 +9,7 @@ use crate::interactive::layout::{TableArea, contains, contains_y};
 use crate::interactive::rows::port_counters::{
     CounterRow, CounterSort, counter_rows, find_port, sort_rows,
 };
-use crate::interactive::screens::port_counters::draw::{columns, draw};
+use crate::interactive::screens::port_counters::draw::{columns, draw, info_lines};
 use crate::interactive::screens::{
     CountersPick, Ctx, Gesture, Outcome, Screen, gesture, page_of, selection_step,
 };
@@ -65,9 +65,15 @@ impl PortCountersScreen {
         }
     }
 
-    /// Where the counters table sits: below the port's lines.
-    pub(crate) fn table_area(body: Rect) -> TableArea {
-        let info = INFO_LINES.min(body.height);
+    /// Where the counters table sits: below the port's lines, as many as
+    /// they wrap onto (`draw::info_lines`, the one reading the draw uses).
+    pub(crate) fn table_area(&self, ctx: &Ctx) -> TableArea {
+        let body = ctx.body;
+        let wrapped = info_lines(self, ctx, &Theme::new(false)).len();
+        let info = u16::try_from(wrapped)
+            .unwrap_or(u16::MAX)
+            .max(INFO_LINES)
+            .min(body.height);
         TableArea::new(Rect::new(
             body.x,
             body.y + info,
@@ -120,7 +126,7 @@ impl PortCountersScreen {
         if !contains(ctx.body, x, y) {
             return;
         }
-        let area = Self::table_area(ctx.body);
+        let area = self.table_area(ctx);
         if contains_y(area.header, y) {
             let rel = x.saturating_sub(area.header.x);
             let hit = columns(&self.rows, area.header.width)
@@ -161,13 +167,13 @@ impl Screen for PortCountersScreen {
     }
 
     fn settle(&mut self, ctx: &Ctx) {
-        let area = Self::table_area(ctx.body);
+        let area = self.table_area(ctx);
         self.cursor
             .settle(self.rows.len(), usize::from(area.rows.height));
     }
 
     fn on_action(&mut self, action: Action, ctx: &Ctx) -> Outcome {
-        let page = page_of(Self::table_area(ctx.body).rows.height);
+        let page = page_of(self.table_area(ctx).rows.height);
         if let Some(delta) = selection_step(action, page) {
             self.cursor.move_by(delta, self.rows.len());
             self.remember();
@@ -190,7 +196,7 @@ impl Screen for PortCountersScreen {
     fn on_mouse(&mut self, mouse: MouseEvent, ctx: &Ctx) -> Outcome {
         match gesture(mouse) {
             Some(Gesture::Wheel { rows, .. }) => {
-                let area = Self::table_area(ctx.body);
+                let area = self.table_area(ctx);
                 self.cursor
                     .scroll_by(rows, self.rows.len(), usize::from(area.rows.height));
                 self.remember();

@@ -1,8 +1,8 @@
-//! Draws a generic object table (drill-down tabs, ERROR-QP screen).
+//! Draws a generic object table (drill-down tabs, ERROR-QP screen); every
+//! cell is cut between words with a mark (`format::pad`).
 
 use crate::interactive::layout::TableArea;
 use crate::interactive::widgets::cursor::visible_offset;
-use crate::interactive::widgets::fit::cut_at_word;
 use crate::interactive::widgets::format::pad;
 use crate::interactive::widgets::paint::{put, put_header_cell, put_line, style_area};
 use crate::interactive::widgets::sparkline::age_text;
@@ -95,11 +95,7 @@ pub(crate) fn draw(
             if row.alert && col.title == "STATE" {
                 style = theme.alert();
             }
-            // Sentences (alert messages) are cut between words; `w` shows them whole.
-            let text = match cell {
-                Cell::Text(t) if t.contains(' ') => cut_at_word(&text, usize::from(*w)),
-                _ => text,
-            };
+            // Cut between words (`pad`); `w` shows the whole text.
             let text = pad(&text, usize::from(*w), col.align == Align::Right);
             put(buf, area.rows.x + x, y, &text, *w, style);
         }
