@@ -131,35 +131,35 @@ pub(crate) const RESOURCES: Family = gauge(
 );
 pub(crate) const RESOURCES_MAX: Family = gauge(
     "restop_resources_max",
-    &["device", "type"],
+    &["device", "type", "netns"],
     "Most objects of a type the device supports, when known.",
 );
 pub(crate) const RESOURCES_USAGE: Family = gauge(
     "restop_resources_usage_ratio",
-    &["device", "type"],
+    &["device", "type", "netns"],
     "restop_resources / restop_resources_max (0 to 1), when the limit is known.",
 );
 pub const DEVICE_LIMITS_UNREAD: Family = gauge(
     "restop_device_limits_unread",
-    &["device", "reason"],
+    &["device", "reason", "netns"],
     "1 for a device with no maximum for some of qp, cq, mr, pd, srq: the kernel sent none and \
      libibverbs could not read it (reason: disabled, no_library, not_listed, permission, \
      open_failed); no series when its limits are known.",
 );
 pub(crate) const QUEUE_PAIRS: Family = gauge(
     "restop_queue_pairs",
-    &["device", "state"],
+    &["device", "state", "netns"],
     "Queue pairs on a device by state (RESET, INIT, RTR, RTS, SQD, SQE, ERR), from the last \
      object dump.",
 );
 pub(crate) const ERROR_QUEUE_PAIRS: Family = gauge(
     "restop_error_queue_pairs",
-    &["device"],
+    &["device", "netns"],
     "Queue pairs in an error state (ERR or SQE) on a device, from the last object dump.",
 );
 pub const ERROR_QUEUE_PAIR_OLDEST_AGE: Family = gauge(
     "restop_error_queue_pair_oldest_age_seconds",
-    &["device"],
+    &["device", "netns"],
     "How long the oldest queue pair in an error state on a device has been in it, as far as \
      restop has watched it.",
 );
@@ -183,7 +183,7 @@ pub const PROBLEMS: Family = gauge(
 pub const PROBLEM: Family = gauge(
     "restop_problem",
     &[
-        "kind", "severity", "subject", "device", "port", "name", "detail",
+        "kind", "severity", "subject", "device", "port", "name", "detail", "netns",
     ],
     "1 for each problem while it is raised; no series otherwise. kind is the rule \
      (limit, leak_suspect, error_qps, nic_errors, congestion, link_flap, port_not_active, ...), \
@@ -305,6 +305,20 @@ mod tests {
                 assert!(!f.name.ends_with(reserved), "{}", f.name);
             }
             assert!(!f.help.is_empty() && !f.help.contains('\n'), "{}", f.name);
+        }
+    }
+
+    /// A series about a device is about (namespace, name): `netns` goes
+    /// wherever `device` does (`device_labels.rs`).
+    #[test]
+    fn every_device_family_has_netns() {
+        for f in families() {
+            assert_eq!(
+                f.labels.contains(&"device"),
+                f.labels.contains(&"netns"),
+                "{}",
+                f.name
+            );
         }
     }
 

@@ -3,6 +3,7 @@
 //! conventional names with units, and the link rate as a gauge.
 
 use super::catalog::{self, Family};
+use super::device_labels::DeviceLabels;
 use super::exposition::Writer;
 use crate::model::counters::bound::{bound_counters, counter_owner};
 use crate::model::counters::{CounterClass, Direction, PortCounters, describe};
@@ -12,39 +13,39 @@ use std::collections::HashMap;
 
 pub(crate) const PORT_HW_COUNTER: Family = catalog::counter(
     "restop_port_hw_stat_total",
-    &["device", "port", "counter"],
+    &["device", "port", "counter", "netns"],
     "A driver counter of an RDMA port, raw, named as `rdma statistic show` names it (STAT_GET, \
      or sysfs hw_counters/ on kernels without it); see docs/counters.md.",
 );
 pub(crate) const PORT_PMA_COUNTER: Family = catalog::counter(
     "restop_port_pma_stat_total",
-    &["device", "port", "counter"],
+    &["device", "port", "counter", "netns"],
     "A standard PMA counter of an RDMA port from sysfs counters/, raw, named as its file \
      (port_xmit_data and port_rcv_data count 4-byte words).",
 );
 pub(crate) const PORT_TRANSMIT_BYTES: Family = catalog::counter(
     "restop_port_transmit_bytes_total",
-    &["device", "port"],
+    &["device", "port", "netns"],
     "Bytes an RDMA port sent (PMA port_xmit_data x 4), where the port counts bytes.",
 );
 pub(crate) const PORT_RECEIVE_BYTES: Family = catalog::counter(
     "restop_port_receive_bytes_total",
-    &["device", "port"],
+    &["device", "port", "netns"],
     "Bytes an RDMA port received (PMA port_rcv_data x 4), where the port counts bytes.",
 );
 pub(crate) const PORT_TRANSMIT_PACKETS: Family = catalog::counter(
     "restop_port_transmit_packets_total",
-    &["device", "port"],
+    &["device", "port", "netns"],
     "Packets an RDMA port sent (PMA port_xmit_packets, else the driver's sent_pkts).",
 );
 pub(crate) const PORT_RECEIVE_PACKETS: Family = catalog::counter(
     "restop_port_receive_packets_total",
-    &["device", "port"],
+    &["device", "port", "netns"],
     "Packets an RDMA port received (PMA port_rcv_packets, else the driver's rcvd_pkts).",
 );
 pub(crate) const PORT_LINK_RATE: Family = catalog::gauge(
     "restop_port_link_rate_bytes_per_second",
-    &["device", "port"],
+    &["device", "port", "netns"],
     "Link speed of an RDMA port (sysfs rate), in bytes per second.",
 );
 
@@ -58,6 +59,7 @@ pub(crate) const QP_BOUND_COUNTER: Family = catalog::counter(
         "pid",
         "name",
         "counter",
+        "netns",
     ],
     "A counter an admin bound QPs to (rdma statistic qp show), raw, by counter id and the \
      owner it was allocated for (pid and name empty when unknown; no pid with \
@@ -68,24 +70,26 @@ pub(crate) const QP_BOUND_COUNTER: Family = catalog::counter(
 type UnitOf = fn(CounterClass) -> Option<u64>;
 
 pub(crate) fn write_counters(w: &mut Writer, devices: &[&Device]) {
-    let ports: Vec<(&str, String, &PortCounters)> = devices
+    let ports: Vec<(DeviceLabels, String, &PortCounters)> = devices
         .iter()
         .flat_map(|d| {
             d.ports.iter().filter_map(|p| {
                 p.counters
                     .as_ref()
-                    .map(|c| (d.name.as_str(), p.index.to_string(), c))
+                    .map(|c| (DeviceLabels::of(d), p.index.to_string(), c))
             })
         })
         .collect();
     for (dev, port, c) in &ports {
         for (name, v) in &c.read.hw {
-            w.sample(&PORT_HW_COUNTER, &[dev, port, name], *v);
+            let labels = [("port", port.as_str()), ("counter", name.as_str())];
+            w.device_sample(&PORT_HW_COUNTER, dev, &labels, *v);
         }
     }
     for (dev, port, c) in &ports {
         for (name, v) in &c.read.pma {
-            w.sample(&PORT_PMA_COUNTER, &[dev, port, name], *v);
+            let labels = [("port", port.as_str()), ("counter", name.as_str())];
+            w.device_sample(&PORT_PMA_COUNTER, dev, &labels, *v);
         }
     }
     let conventional = |want: UnitOf, c: &PortCounters| {
@@ -108,13 +112,14 @@ pub(crate) fn write_counters(w: &mut Writer, devices: &[&Device]) {
     for (family, want) in families {
         for (dev, port, c) in &ports {
             if let Some(v) = conventional(want, c) {
-                w.sample(family, &[dev, port], v);
+                w.device_sample(family, dev, &[("port", port)], v);
             }
         }
     }
     for (dev, port, c) in &ports {
         if let Some(mbps) = c.link_rate_mbps {
-            w.sample(&PORT_LINK_RATE, &[dev, port], mbps as f64 * 1e6 / 8.0);
+            let rate = mbps as f64 * 1e6 / 8.0;
+            w.device_sample(&PORT_LINK_RATE, dev, &[("port", port)], rate);
         }
     }
     super::netdev::write_netdevs(w, devices);
@@ -127,9 +132,12 @@ pub(crate) fn write_counters(w: &mut Writer, devices: &[&Device]) {
 /// the same labels: a scrape with two samples of one series is rejected whole by
 /// Prometheus. Without `pid`, a counter id the kernel lists for two tasks is one series.
 pub(crate) fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot, pid_label: bool) {
-    let mut series: Vec<([String; 7], u64)> = Vec::new();
-    let mut index: HashMap<[String; 7], usize> = HashMap::new();
+    let mut series: Vec<(DeviceLabels, [String; 6], u64)> = Vec::new();
+    let mut index: HashMap<(DeviceLabels, [String; 6]), usize> = HashMap::new();
     for b in bound_counters(snapshot) {
+        let device = snapshot
+            .device(b.device_index)
+            .map_or(DeviceLabels::no_device(), DeviceLabels::of);
         let owner = counter_owner(b.counter, snapshot).map(|o| owner_ref(snapshot, &o));
         let pid = owner
             .as_ref()
@@ -140,7 +148,6 @@ pub(crate) fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot, pid_labe
         let name = owner.map(|o| o.name).unwrap_or_default();
         for (counter, v) in &b.counter.counters {
             let labels = [
-                b.device.to_string(),
                 b.port.to_string(),
                 b.counter.id.to_string(),
                 b.counter.mode.clone().unwrap_or_default(),
@@ -148,28 +155,29 @@ pub(crate) fn write_bound_counters(w: &mut Writer, snapshot: &Snapshot, pid_labe
                 name.clone(),
                 counter.clone(),
             ];
-            match index.get(&labels) {
+            let key = (device.clone(), labels);
+            match index.get(&key) {
                 Some(&i) => {
-                    if let Some((_, sum)) = series.get_mut(i) {
+                    if let Some((_, _, sum)) = series.get_mut(i) {
                         *sum = sum.saturating_add(*v);
                     }
                 }
                 None => {
-                    index.insert(labels.clone(), series.len());
-                    series.push((labels, *v));
+                    index.insert(key.clone(), series.len());
+                    series.push((key.0, key.1, *v));
                 }
             }
         }
     }
-    for (values, v) in &series {
-        let pairs: Vec<(&str, &str)> = QP_BOUND_COUNTER
-            .labels
+    const NAMES: [&str; 6] = ["port", "counter_id", "mode", "pid", "name", "counter"];
+    for (device, values, v) in &series {
+        let pairs: Vec<(&str, &str)> = NAMES
             .iter()
             .zip(values)
             .filter(|(label, _)| pid_label || **label != "pid")
             .map(|(label, value)| (*label, value.as_str()))
             .collect();
-        w.sample_labeled(&QP_BOUND_COUNTER, &pairs, *v);
+        w.device_sample(&QP_BOUND_COUNTER, device, &pairs, *v);
     }
 }
 

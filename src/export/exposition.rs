@@ -5,6 +5,7 @@
 //! a counter family without `_total` and ends the document with `# EOF`.
 
 use super::catalog::{Family, MetricType};
+use super::device_labels::DeviceLabels;
 use std::fmt::Write as _;
 
 /// Which exposition format to write.
@@ -73,6 +74,7 @@ impl Writer {
         value: impl Into<Value>,
     ) {
         debug_assert_eq!(family.labels.len(), values.len(), "{}", family.name);
+        debug_assert!(!is_device_scoped(family), "{}: device_sample", family.name);
         let labels = family.labels.iter().copied().zip(values.iter().copied());
         self.write_sample(family, labels, value.into());
     }
@@ -91,7 +93,36 @@ impl Writer {
             "{}",
             family.name
         );
+        debug_assert!(!is_device_scoped(family), "{}: device_sample", family.name);
         self.write_sample(family, labels.iter().copied(), value.into());
+    }
+
+    /// Writes one sample of a device-scoped family: `device` and `netns` from
+    /// `device` (`netns` left out on a device of restop's own namespace), the
+    /// other labels from `labels` by name, all in the family's order (a label
+    /// missing from `labels` is left out, as in [`Writer::sample_labeled`]).
+    pub(crate) fn device_sample(
+        &mut self,
+        family: &'static Family,
+        device: &DeviceLabels<'_>,
+        labels: &[(&str, &str)],
+        value: impl Into<Value>,
+    ) {
+        debug_assert!(is_device_scoped(family), "{}", family.name);
+        debug_assert!(
+            labels.iter().all(|(name, _)| family.labels.contains(name)
+                && *name != "device"
+                && *name != "netns"),
+            "{}",
+            family.name
+        );
+        let netns = device.netns();
+        let ordered = family.labels.iter().filter_map(|&name| match name {
+            "device" => Some((name, device.device)),
+            "netns" => netns.map(|ns| (name, ns)),
+            _ => labels.iter().find(|(n, _)| *n == name).copied(),
+        });
+        self.write_sample(family, ordered, value.into());
     }
 
     /// `name{label="value",...} value`, after the family's metadata when it
@@ -144,6 +175,12 @@ impl Writer {
         }
         self.out
     }
+}
+
+/// A family whose series are about one device: it has `device` (and so
+/// `netns`, `device_labels.rs`).
+pub(crate) fn is_device_scoped(family: &Family) -> bool {
+    family.labels.contains(&"device")
 }
 
 /// Label values may hold anything (process names come from the processes
@@ -228,16 +265,13 @@ mod tests {
     #[test]
     fn metadata_once_per_family() {
         let mut w = Writer::new(Format::Text);
-        w.sample_labeled(
-            &catalog::RESOURCES,
-            &[("device", "mlx5_0"), ("type", "qp")],
-            1u64,
-        );
-        w.sample_labeled(
-            &catalog::RESOURCES,
-            &[("device", "mlx5_1"), ("type", "qp")],
-            2u64,
-        );
+        for (device, n) in [("mlx5_0", 1u64), ("mlx5_1", 2)] {
+            let device = DeviceLabels {
+                device,
+                netns: None,
+            };
+            w.device_sample(&catalog::RESOURCES, &device, &[("type", "qp")], n);
+        }
         let text = w.finish();
         assert_eq!(text.matches("# TYPE").count(), 1);
         assert!(text.ends_with(

@@ -7,6 +7,7 @@
 //! function here.
 
 use super::catalog;
+use super::device_labels::{DeviceLabels, NetnsByName};
 use super::exposition::{Format, Writer};
 use super::health::{self, Health};
 use super::top_owners::{LabelledOwners, OwnerLabels, OwnerOptions, Ranked};
@@ -74,14 +75,15 @@ pub fn render_with_problems(
         write_qp_states(&mut w, snapshot, &devices);
         super::counters::write_counters(&mut w, &devices);
         super::counters::write_bound_counters(&mut w, snapshot, owners.pid_label);
+        let netns = NetnsByName::of(snapshot);
         if let Some(ages) = input.error_qp_ages {
-            write_error_qp_ages(&mut w, ages);
+            write_error_qp_ages(&mut w, ages, &netns);
         }
         if let Some(suspects) = input.leak_suspects {
             write_leak_suspects(&mut w, suspects, owners.pid_label);
         }
         if let Some(problems) = problems {
-            write_problems(&mut w, problems);
+            write_problems(&mut w, problems, &netns);
         }
         write_owners(
             &mut w,
@@ -90,8 +92,8 @@ pub fn render_with_problems(
             owners,
         );
     } else if let Some(problems) = problems {
-        // A failed collection: health and the problem that says so.
-        write_problems(&mut w, problems);
+        // A failed collection: health and the problem that says so (of no device).
+        write_problems(&mut w, problems, &NetnsByName::default());
     }
     w.finish()
 }
@@ -105,7 +107,7 @@ const MAX_PROBLEM_SERIES: usize = 100;
 /// alert routes by device as it does for a device's own problems). Labels
 /// carry no pid, so a restarted process does not start new series; problems
 /// that then coincide are one series (the value is 1 either way).
-fn write_problems(w: &mut Writer, problems: &[Problem]) {
+fn write_problems(w: &mut Writer, problems: &[Problem], netns: &NetnsByName<'_>) {
     for (severity, n) in counts(problems) {
         w.sample(&catalog::PROBLEMS, &[severity.name()], n as u64);
     }
@@ -125,20 +127,23 @@ fn write_problems(w: &mut Writer, problems: &[Problem]) {
             if written.len() >= MAX_PROBLEM_SERIES {
                 return;
             }
-            let labels = [
-                p.kind.name().to_string(),
-                p.severity.name().to_string(),
-                p.subject.kind().to_string(),
-                device.to_string(),
-                port.clone(),
-                name.clone(),
-                p.detail.clone().unwrap_or_default(),
-            ];
-            if !written.insert(labels.clone()) {
+            let detail = p.detail.as_deref().unwrap_or_default();
+            let key = [p.kind.name(), p.severity.name(), p.subject.kind(), device]
+                .map(String::from)
+                .into_iter()
+                .chain([port.clone(), name.clone(), detail.to_string()]);
+            if !written.insert(key.collect::<Vec<_>>()) {
                 continue;
             }
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            w.sample(&catalog::PROBLEM, &refs, 1u64);
+            let labels = [
+                ("kind", p.kind.name()),
+                ("severity", p.severity.name()),
+                ("subject", p.subject.kind()),
+                ("port", port.as_str()),
+                ("name", name.as_str()),
+                ("detail", detail),
+            ];
+            w.device_sample(&catalog::PROBLEM, &netns.labels(device), &labels, 1u64);
         }
     }
 }
@@ -199,83 +204,67 @@ fn write_snapshot_warnings(w: &mut Writer, snapshot: &Snapshot) {
     }
 }
 
+/// `netns` and `pod` (whose namespace it is, when known) only on a device of
+/// another network namespace (`device_labels.rs`): `pod` is a fact of the
+/// device, joined to its other series on `device` and `netns`.
 fn write_device_info(w: &mut Writer, devices: &[&Device]) {
     for d in devices {
+        let pod = d
+            .netns
+            .as_ref()
+            .and_then(|ns| ns.owner.as_ref()?.pod.as_deref());
         let mut labels = vec![
-            ("device", d.name.as_str()),
             ("node_type", d.node_type.as_deref().unwrap_or("")),
             ("protocol", d.protocol.as_deref().unwrap_or("")),
             ("pf", d.pf.as_deref().unwrap_or("")),
             ("pci", d.pci.as_deref().unwrap_or("")),
             ("firmware_version", d.fw_version.as_deref().unwrap_or("")),
         ];
-        let (netns, pod) = netns_labels(d);
-        if let Some(netns) = &netns {
-            labels.push(("netns", netns));
-            if let Some(pod) = &pod {
-                labels.push(("pod", pod));
-            }
+        if let Some(pod) = pod {
+            labels.push(("pod", pod));
         }
-        w.sample_labeled(&catalog::DEVICE_INFO, &labels, 1u64);
-    }
-}
-
-/// A device of another network namespace (exclusive netns mode) is told apart
-/// by `netns` (and `pod`, whose namespace it is, when known): device names may be
-/// unique per namespace only. Devices of restop's own namespace have neither
-/// label, so their series are what they always were.
-fn netns_labels(d: &Device) -> (Option<String>, Option<String>) {
-    match &d.netns {
-        None => (None, None),
-        Some(ns) => (
-            Some(ns.label()),
-            ns.owner.as_ref().and_then(|o| o.pod.clone()),
-        ),
+        w.device_sample(&catalog::DEVICE_INFO, &DeviceLabels::of(d), &labels, 1u64);
     }
 }
 
 fn write_ports(w: &mut Writer, devices: &[&Device]) {
     for d in devices {
+        let device = DeviceLabels::of(d);
         for port in &d.ports {
             let active = port.state == Some(PortState::Active);
             let index = port.index.to_string();
-            let mut labels = vec![
-                ("device", d.name.as_str()),
+            let labels = [
                 ("port", index.as_str()),
                 ("netdev", port.netdev.as_deref().unwrap_or("")),
             ];
-            let (netns, _) = netns_labels(d);
-            if let Some(netns) = &netns {
-                labels.push(("netns", netns));
-            }
-            w.sample_labeled(&catalog::PORT_ACTIVE, &labels, u64::from(active));
+            w.device_sample(&catalog::PORT_ACTIVE, &device, &labels, u64::from(active));
         }
     }
 }
 
 fn write_usage(w: &mut Writer, devices: &[&Device]) {
+    let devices: Vec<(&Device, DeviceLabels)> =
+        devices.iter().map(|d| (*d, DeviceLabels::of(d))).collect();
     // Types missing from a device's summary (older kernels) are left out, never zero.
-    for d in devices {
-        let (netns, _) = netns_labels(d);
+    for (d, device) in &devices {
         for (t, entry) in &d.usage.0 {
-            let mut labels = vec![("device", d.name.as_str()), ("type", t.name())];
-            if let Some(netns) = &netns {
-                labels.push(("netns", netns));
-            }
-            w.sample_labeled(&catalog::RESOURCES, &labels, entry.current);
+            let labels = [("type", t.name())];
+            w.device_sample(&catalog::RESOURCES, device, &labels, entry.current);
         }
     }
-    for d in devices {
+    for (d, device) in &devices {
         for (t, entry) in &d.usage.0 {
             if let Some(max) = entry.max {
-                w.sample(&catalog::RESOURCES_MAX, &[&d.name, t.name()], max);
+                let labels = [("type", t.name())];
+                w.device_sample(&catalog::RESOURCES_MAX, device, &labels, max);
             }
         }
     }
-    for d in devices {
+    for (d, device) in &devices {
         for (t, entry) in &d.usage.0 {
             if let Some(ratio) = entry.ratio() {
-                w.sample(&catalog::RESOURCES_USAGE, &[&d.name, t.name()], ratio);
+                let labels = [("type", t.name())];
+                w.device_sample(&catalog::RESOURCES_USAGE, device, &labels, ratio);
             }
         }
     }
@@ -286,9 +275,11 @@ fn write_usage(w: &mut Writer, devices: &[&Device]) {
 fn write_limits_unread(w: &mut Writer, devices: &[&Device]) {
     for d in devices {
         if let Some(reason) = d.limits_unread {
-            w.sample(
+            let labels = [("reason", reason.name())];
+            w.device_sample(
                 &catalog::DEVICE_LIMITS_UNREAD,
-                &[&d.name, reason.name()],
+                &DeviceLabels::of(d),
+                &labels,
                 1u64,
             );
         }
@@ -305,18 +296,18 @@ fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
             .or_default()
             .merge(&tally.qp_states);
     }
-    let dumped: Vec<(&Device, StateCounts)> = devices
+    let dumped: Vec<(DeviceLabels, StateCounts)> = devices
         .iter()
         .filter(|d| d.objects.collected_at_ms.is_some())
-        .map(|d| (*d, per_device.remove(&d.index).unwrap_or_default()))
+        .map(|d| {
+            let states = per_device.remove(&d.index).unwrap_or_default();
+            (DeviceLabels::of(d), states)
+        })
         .collect();
     for (d, states) in &dumped {
         for state in QpState::KNOWN {
-            w.sample(
-                &catalog::QUEUE_PAIRS,
-                &[&d.name, state.name()],
-                states.get(state),
-            );
+            let labels = [("state", state.name())];
+            w.device_sample(&catalog::QUEUE_PAIRS, d, &labels, states.get(state));
         }
         let unknown: u64 = states
             .iter()
@@ -324,19 +315,21 @@ fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
             .map(|(_, n)| n)
             .sum();
         if unknown > 0 {
-            w.sample(&catalog::QUEUE_PAIRS, &[&d.name, "UNKNOWN"], unknown);
+            let labels = [("state", "UNKNOWN")];
+            w.device_sample(&catalog::QUEUE_PAIRS, d, &labels, unknown);
         }
     }
     for (d, states) in &dumped {
-        w.sample(&catalog::ERROR_QUEUE_PAIRS, &[&d.name], states.errors());
+        w.device_sample(&catalog::ERROR_QUEUE_PAIRS, d, &[], states.errors());
     }
 }
 
-fn write_error_qp_ages(w: &mut Writer, ages: &ErrorQpAges) {
+fn write_error_qp_ages(w: &mut Writer, ages: &ErrorQpAges, netns: &NetnsByName<'_>) {
     for (device, age) in ages {
-        w.sample(
+        w.device_sample(
             &catalog::ERROR_QUEUE_PAIR_OLDEST_AGE,
-            &[device],
+            &netns.labels(device),
+            &[],
             age.as_secs_f64(),
         );
     }

@@ -1,8 +1,12 @@
-//! RDMA devices, their ports, and per-type usage against limits.
+//! RDMA devices, their ports, and per-type usage against limits; the order
+//! every view lists them in (each PF followed by its VFs) and how much
+//! trouble a device is in, for the views that put the worst first.
 
 use super::enums::{PhysState, PortState};
 use super::limits::ObjectLimits;
+use super::limits::{Level, Thresholds};
 use super::resource::ResourceType;
+use super::snapshot::Snapshot;
 use super::time::UnixMs;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -216,6 +220,65 @@ pub(crate) fn grouped_order(devices: &[Device]) -> Vec<&Device> {
     out
 }
 
+/// What tells that a device is in trouble, read from one snapshot (and its
+/// counter history), for the views that list the worst devices first.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct TroubleSigns {
+    /// The fullest of its usage ratios (0 when no limit is known).
+    pub(crate) fullest: f64,
+    /// Error or congestion counters moved in the last interval.
+    pub(crate) counters_moved: bool,
+    /// One of them keeps rising (the counter history alerts on it).
+    pub(crate) counters_alerting: bool,
+    /// Its (first) port is not ACTIVE.
+    pub(crate) port_not_active: bool,
+    /// Queue pairs in ERR or SQE on it.
+    pub(crate) error_qps: u64,
+}
+
+/// How much trouble a device is in: a higher key is worse. The worst level
+/// of its usage (against the thresholds), its counters (moved: warning,
+/// alerting: critical), its port (not ACTIVE: warning) and its ERROR QPs
+/// (any: warning, so a device with broken QPs comes before idle ones); then
+/// the fullest usage in whole per-mille (a ratio's last digits must not
+/// reorder rows), then the number of ERROR QPs.
+pub(crate) fn trouble(signs: &TroubleSigns, thresholds: &Thresholds) -> (Level, u64, u64) {
+    let usage = thresholds.level(signs.fullest);
+    let counters = if signs.counters_alerting {
+        Level::Critical
+    } else if signs.counters_moved {
+        Level::Warn
+    } else {
+        Level::Normal
+    };
+    let port = if signs.port_not_active {
+        Level::Warn
+    } else {
+        Level::Normal
+    };
+    let qps = if signs.error_qps > 0 {
+        Level::Warn
+    } else {
+        Level::Normal
+    };
+    let level = usage.max(counters).max(port).max(qps);
+    let permille = (signs.fullest * 1000.0).round().clamp(0.0, 1e9) as u64;
+    (level, permille, signs.error_qps)
+}
+
+/// Queue pairs in ERR or SQE per device index, over every owner's tally
+/// (devices whose objects were never dumped have none).
+pub(crate) fn error_qps_by_device(snapshot: &Snapshot) -> BTreeMap<u32, u64> {
+    let mut out = BTreeMap::new();
+    for t in &snapshot.tallies {
+        let n = t.qp_states.errors();
+        if n > 0 {
+            *out.entry(t.device).or_insert(0) += n;
+        }
+    }
+    out
+}
+
 /// Compares names so that `mlx5_2` sorts before `mlx5_10`.
 pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     fn split(s: &str) -> (&str, Option<u64>) {
@@ -236,6 +299,46 @@ mod tests {
         let mut d = Device::new(0, name);
         d.pf = pf.map(String::from);
         d
+    }
+
+    #[test]
+    fn error_qps_make_a_device_worse_than_an_idle_one() {
+        let t = Thresholds::default();
+        let idle = TroubleSigns::default();
+        let broken = TroubleSigns {
+            error_qps: 6,
+            ..idle
+        };
+        let fuller = TroubleSigns {
+            fullest: 0.5,
+            ..idle
+        };
+        assert_eq!(trouble(&idle, &t), (Level::Normal, 0, 0));
+        assert_eq!(trouble(&broken, &t), (Level::Warn, 0, 6));
+        // Half full is no trouble yet; broken QPs are.
+        assert!(trouble(&broken, &t) > trouble(&fuller, &t));
+        // A device past the critical threshold stays worse.
+        let full = TroubleSigns {
+            fullest: 0.97,
+            ..idle
+        };
+        assert!(trouble(&full, &t) > trouble(&broken, &t));
+    }
+
+    #[test]
+    fn error_qps_are_counted_per_device_over_every_owner() {
+        use crate::model::{OwnerKey, QpState, SourceKind, Tally, UnixMs};
+        let mut s = Snapshot::empty(SourceKind::Demo, UnixMs(0));
+        for (device, err, rts) in [(0, 0, 5), (1, 2, 1), (1, 3, 0)] {
+            let mut t = Tally::new(OwnerKey::Kernel(format!("m{err}")), device);
+            t.qp_states.add(QpState::Err, err);
+            t.qp_states.add(QpState::Rts, rts);
+            s.tallies.push(t);
+        }
+        assert_eq!(
+            error_qps_by_device(&s).into_iter().collect::<Vec<_>>(),
+            [(1, 5)]
+        );
     }
 
     #[test]

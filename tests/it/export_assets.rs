@@ -54,6 +54,92 @@ fn promtool_checks_the_rules() {
     run_promtool(&["check", "rules", "restop-rules.yml"]);
 }
 
+/// The fleet's per-exporter rules over a host whose VFs live in pods' network
+/// namespaces (their series carry `netns`, `restop_device_info` also `pod`):
+/// one series per exporter, every device counted, every ERROR QP summed.
+#[test]
+fn the_fleet_rules_see_devices_of_other_namespaces_as_one_host() {
+    let Some(promtool) = promtool() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rules = root().join("assets/prometheus/restop-fleet-rules.yml");
+    let host = r#"job="restop",instance="a:9879",node="node-a""#;
+    let info = |device: &str, pf: &str, ns: &str| {
+        format!(
+            r#"restop_device_info{{{host},device="{device}",node_type="CA",protocol="roce",pf="{pf}",pci="",firmware_version="28.39"{ns}}}"#
+        )
+    };
+    let ns16 = r#",netns="net:[4026533016]""#;
+    let ns17 = r#",netns="net:[4026533017]""#;
+    let test = format!(
+        r#"rule_files:
+  - {rules}
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: '{i0}'
+        values: '1x5'
+      - series: '{i16}'
+        values: '1x5'
+      - series: '{i17}'
+        values: '1x5'
+      - series: 'restop_error_queue_pairs{{{host},device="mlx5_0"}}'
+        values: '1x5'
+      - series: 'restop_error_queue_pairs{{{host},device="mlx5_16"{ns16}}}'
+        values: '6x5'
+      - series: 'restop_resources_usage_ratio{{{host},device="mlx5_0",type="qp"}}'
+        values: '0.2x5'
+      - series: 'restop_resources_usage_ratio{{{host},device="mlx5_16",type="qp"{ns16}}}'
+        values: '0.9x5'
+      - series: 'restop_resources_usage_ratio{{{host},device="mlx5_17",type="mr"{ns17}}}'
+        values: '0.5x5'
+    promql_expr_test:
+      - expr: restop:fleet_target_devices
+        eval_time: 5m
+        exp_samples:
+          - labels: 'restop:fleet_target_devices{{{host}}}'
+            value: 3
+      - expr: restop:fleet_target_error_queue_pairs
+        eval_time: 5m
+        exp_samples:
+          - labels: 'restop:fleet_target_error_queue_pairs{{{host}}}'
+            value: 7
+      - expr: restop:fleet_target_usage_ratio:top1
+        eval_time: 5m
+        exp_samples:
+          - labels: 'restop:fleet_target_usage_ratio:top1{{{host},device="mlx5_16",type="qp"{ns16}}}'
+            value: 0.9
+"#,
+        rules = rules.display(),
+        i0 = info("mlx5_0", "", ""),
+        i16 = info(
+            "mlx5_16",
+            "mlx5_0",
+            &format!(r#"{ns16},pod="ml/trainer-0""#)
+        ),
+        i17 = info(
+            "mlx5_17",
+            "mlx5_0",
+            &format!(r#"{ns17},pod="ml/trainer-1""#)
+        ),
+    );
+    let file = dir.path().join("netns.test.yml");
+    std::fs::write(&file, test).unwrap();
+    let out = Command::new(promtool)
+        .args(["test", "rules"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn promtool_unit_tests_of_every_alert_pass() {
     run_promtool(&["test", "rules", "restop-rules.test.yml"]);

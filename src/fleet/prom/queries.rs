@@ -26,15 +26,15 @@ pub const RULES: &[(&str, &str)] = &[
     ),
     (
         "restop:fleet_target_devices",
-        "count without (device, node_type, protocol, pf, pci, firmware_version) (restop_device_info)",
+        "count without (device, node_type, protocol, pf, pci, firmware_version, netns, pod) (restop_device_info)",
     ),
     (
         "restop:fleet_target_error_queue_pairs",
-        "sum without (device) (restop_error_queue_pairs)",
+        "sum without (device, netns) (restop_error_queue_pairs)",
     ),
     (
         "restop:fleet_target_usage_ratio:top1",
-        "topk without (device, type) (1, restop_resources_usage_ratio)",
+        "topk without (device, type, netns) (1, restop_resources_usage_ratio)",
     ),
     (
         "restop:fleet_target_top_qp_consumer",

@@ -4,7 +4,7 @@
 //! counter history; nothing is computed here but the per-device sums).
 
 use crate::model::counters::{PortCounters, Throughput};
-use crate::model::device::grouped_order;
+use crate::model::device::{error_qps_by_device, grouped_order};
 use crate::model::filter::Filter;
 use crate::model::history::counters::CounterAlert;
 use crate::model::{Port, PortState, ResourceType, Snapshot, UsageEntry};
@@ -140,6 +140,8 @@ pub struct DeviceRow {
     pub usage: Vec<(ResourceType, Option<UsageEntry>)>,
     /// Object dumps that failed on this device (shown as a marker).
     pub dump_errors: usize,
+    /// Queue pairs in ERR or SQE on it (a folded PF: on it and its VFs).
+    pub error_qps: u64,
     /// The device's network namespace when it is not restop's own, as a short
     /// tag: the pod whose namespace it is, else its container, else its name.
     pub netns: Option<String>,
@@ -225,6 +227,7 @@ pub(crate) fn device_rows(
         .filter(|d| filter.shows_device(&d.name))
         .collect();
     let shown_names: Vec<&str> = ordered.iter().map(|d| d.name.as_str()).collect();
+    let error_qps = error_qps_by_device(snapshot);
     ordered
         .iter()
         .enumerate()
@@ -253,6 +256,7 @@ pub(crate) fn device_rows(
                     .map(|t| (*t, d.usage.get(*t).copied()))
                     .collect(),
                 dump_errors: d.objects.errors.len(),
+                error_qps: error_qps.get(&d.index).copied().unwrap_or(0),
                 netns: d.netns.as_ref().map(netns_tag),
                 fold: None,
             }
@@ -316,6 +320,7 @@ mod tests {
                 .collect(),
             usage: Vec::new(),
             dump_errors: 0,
+            error_qps: 0,
             netns: None,
             fold: None,
         }

@@ -436,6 +436,7 @@ mod tests {
                 (ResourceType::Ctx, Some(e(ctx, None))),
             ],
             dump_errors: 0,
+            error_qps: 0,
             netns: None,
             fold: None,
         }

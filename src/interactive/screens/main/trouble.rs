@@ -4,40 +4,45 @@
 //! and never the device at 96 %. When every device fits, the pane keeps
 //! the PF-then-VF tree; when not, on a host of many devices, each PF stands
 //! for its VFs in one row
-//! (the fullest usage of them all, their moved counters, how many are in
-//! trouble) until `v` opens it, so 16 PFs with 128 VFs are 16 rows.
+//! (the fullest usage of them all, their moved counters and ERROR QPs, how
+//! many are in trouble, the namespaces they live in) until `v` opens it, so
+//! 16 PFs with 128 VFs are 16 rows. What counts as trouble is the model's
+//! (`model::device::trouble`); this file only arranges the rows by it.
 
 use crate::interactive::rows::devices::{DeviceRow, Fold, Tree};
 use crate::model::PortState;
+use crate::model::device::{self, TroubleSigns};
 use crate::model::limits::{Level, Thresholds};
 use std::collections::BTreeSet;
 
-/// How much trouble a device row shows: a higher key is worse.
-/// (worst level of usage, counters or port; then the fullest usage in ‰).
-pub(crate) fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> (Level, u64) {
+/// How much trouble a device row shows: a higher key is worse (the
+/// model's reading, `model::device::trouble`, of what the row shows).
+pub(crate) fn trouble(row: &DeviceRow, thresholds: &Thresholds) -> Trouble {
     let fullest = row
         .usage
         .iter()
         .filter_map(|(_, e)| e.as_ref().and_then(|e| e.ratio()))
         .fold(0.0_f64, f64::max);
-    let usage = thresholds.level(fullest);
     let traffic = row.traffic();
-    let counters = if traffic.alerting {
-        Level::Critical
-    } else if traffic.moved.is_empty() {
-        Level::Normal
-    } else {
-        Level::Warn
+    let signs = TroubleSigns {
+        fullest,
+        counters_moved: !traffic.moved.is_empty(),
+        counters_alerting: traffic.alerting,
+        port_not_active: row
+            .ports
+            .first()
+            .and_then(|p| p.state)
+            .is_some_and(|s| s != PortState::Active),
+        error_qps: row.error_qps,
     };
-    let port = match row.ports.first().and_then(|p| p.state) {
-        Some(PortState::Active) | None => Level::Normal,
-        Some(_) => Level::Warn,
-    };
-    let level = usage.max(counters).max(port);
-    // Whole per-mille: a ratio's last digits must not reorder rows.
-    let permille = (fullest * 1000.0).round().clamp(0.0, 1e9) as u64;
-    (level, permille)
+    device::trouble(&signs, thresholds)
 }
+
+/// The key [`trouble`] gives: level, fullest usage in ‰, ERROR QPs.
+type Trouble = (Level, u64, u64);
+
+/// No trouble at all.
+const NONE: Trouble = (Level::Normal, 0, 0);
 
 /// The rows in tree order when `room` holds them all; otherwise, below
 /// [`FOLD_FROM`] devices, every device worst first. From there on each PF
@@ -58,7 +63,7 @@ pub(crate) fn arrange(
     if tree.len() < FOLD_FROM {
         return worst_first(tree, thresholds);
     }
-    let mut groups: Vec<((Level, u64), usize, Vec<DeviceRow>)> = Vec::new();
+    let mut groups: Vec<(Trouble, usize, Vec<DeviceRow>)> = Vec::new();
     for (i, (root, vfs)) in families(tree).into_iter().enumerate() {
         let mut rows = if vfs.is_empty() {
             let mut r = root.clone();
@@ -73,7 +78,7 @@ pub(crate) fn arrange(
             .iter()
             .map(|r| trouble(r, thresholds))
             .max()
-            .unwrap_or((Level::Normal, 0));
+            .unwrap_or(NONE);
         groups.push((worst, i, std::mem::take(&mut rows)));
     }
     groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -89,7 +94,7 @@ pub(crate) const FOLD_FROM: usize = 16;
 /// Every device on its own row, the most troubled first (ties in tree
 /// order), named without tree marks.
 fn worst_first(tree: &[DeviceRow], thresholds: &Thresholds) -> Vec<DeviceRow> {
-    let mut rows: Vec<(usize, (Level, u64), DeviceRow)> = tree
+    let mut rows: Vec<(usize, Trouble, DeviceRow)> = tree
         .iter()
         .enumerate()
         .map(|(i, r)| (i, trouble(r, thresholds), r.clone()))
@@ -130,7 +135,7 @@ fn opened(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds) -> Vec<
         open: true,
         troubled: troubled(vfs, thresholds),
     });
-    let mut under: Vec<(usize, (Level, u64), DeviceRow)> = vfs
+    let mut under: Vec<(usize, Trouble, DeviceRow)> = vfs
         .iter()
         .enumerate()
         .map(|(i, v)| (i, trouble(v, thresholds), (*v).clone()))
@@ -179,12 +184,28 @@ pub(crate) fn fold(root: &DeviceRow, vfs: &[&DeviceRow], thresholds: &Thresholds
         }
     }
     row.dump_errors += vfs.iter().map(|v| v.dump_errors).sum::<usize>();
+    row.error_qps += vfs.iter().map(|v| v.error_qps).sum::<u64>();
+    if row.netns.is_none() {
+        row.netns = namespaces_of(vfs);
+    }
     row.fold = Some(Fold {
         vfs: vfs.len(),
         open: false,
         troubled: troubled(vfs, thresholds),
     });
     row
+}
+
+/// The NETNS tag of a folded PF whose VFs live in other namespaces: the one
+/// they share, else how many there are (`8 netns`); `None` when all are in
+/// restop's own.
+fn namespaces_of(vfs: &[&DeviceRow]) -> Option<String> {
+    let tags: BTreeSet<&str> = vfs.iter().filter_map(|v| v.netns.as_deref()).collect();
+    match tags.len() {
+        0 => None,
+        1 => tags.first().map(|t| t.to_string()),
+        n => Some(format!("{n} netns")),
+    }
 }
 
 /// `v` on `selected`: the PF it is or belongs to, opened if it was folded
@@ -243,6 +264,7 @@ mod tests {
                 }),
             )],
             dump_errors: 0,
+            error_qps: 0,
             netns: None,
             fold: None,
         }
@@ -330,5 +352,68 @@ mod tests {
         // A device with no VFs has nothing to fold.
         let lone = [row("rxe0", 1, PortState::Active)];
         assert_eq!(toggle(&lone, 0, &mut open), None);
+    }
+
+    #[test]
+    fn a_device_with_error_qps_comes_before_idle_ones() {
+        let mut broken = row("c", 1, PortState::Active);
+        broken.error_qps = 6;
+        let tree = [
+            row("a", 1, PortState::Active),
+            row("b", 2, PortState::Active),
+            broken,
+            row("d", 96, PortState::Active),
+        ];
+        let shown = arrange(&tree, 2, &Thresholds::default(), &BTreeSet::new());
+        assert_eq!(names(&shown), ["d", "c", "b", "a"]);
+    }
+
+    #[test]
+    fn a_pf_whose_vf_has_error_qps_folds_before_idle_families() {
+        let mut tree = two_families();
+        // A lone device at 50 %: fuller than any of pf0's VFs, no trouble.
+        tree.insert(0, row("pa", 50, PortState::Active));
+        let order = |tree: &[DeviceRow]| {
+            let shown = arrange(tree, 4, &Thresholds::default(), &BTreeSet::new());
+            names(&shown)
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(order(&tree), ["pf1", "pa", "pf0"]);
+        // pf0's v04 (idle) has broken QPs.
+        tree[5].error_qps = 4;
+        assert_eq!(order(&tree), ["pf1", "pf0", "pa"]);
+        let shown = arrange(&tree, 4, &Thresholds::default(), &BTreeSet::new());
+        assert_eq!(shown[1].error_qps, 4);
+        assert_eq!(shown[1].fold.unwrap().troubled, 1);
+    }
+
+    #[test]
+    fn a_folded_pf_names_the_namespaces_of_its_vfs() {
+        let mut tree = two_families();
+        let folded = |tree: &[DeviceRow]| {
+            arrange(tree, 4, &Thresholds::default(), &BTreeSet::new())
+                .into_iter()
+                .map(|r| (r.name.clone(), r.netns.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert!(folded(&tree).iter().all(|(_, ns)| ns.is_none()));
+        // pf0's VFs all in one pod's namespace, pf1's in three.
+        for vf in &mut tree[1..9] {
+            vf.netns = Some("trainer-0".into());
+        }
+        for (k, vf) in tree[10..13].iter_mut().enumerate() {
+            vf.netns = Some(format!("pod-{k}"));
+        }
+        let shown = folded(&tree);
+        assert!(shown.contains(&("pf0".into(), Some("trainer-0".into()))));
+        assert!(shown.contains(&("pf1".into(), Some("3 netns".into()))));
+        // Opened, the PF is itself again and its VFs show their own.
+        let open = BTreeSet::from(["pf1".to_string()]);
+        let opened = arrange(&tree, 4, &Thresholds::default(), &open);
+        assert_eq!(opened[0].name, "pf1");
+        assert_eq!(opened[0].netns, None);
+        assert!(opened[1..4].iter().all(|r| r.netns.is_some()));
     }
 }
