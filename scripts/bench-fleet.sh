@@ -4,7 +4,9 @@
 # RUNS times against it under /usr/bin/time -v, through a byte-counting proxy. Prints the
 # medians of one refresh's wall time, bytes transferred (as sent, gzip included) and CPU time,
 # and the CPU share of one core at 15 s refreshes, beside the targets (<= 1 s, <= 5 MB,
-# <= 2 %). docs/performance.md ("The fleet at scale") has the figures.
+# <= 2 %); then, from Prometheus' query log (`query_log_file`), each query of a refresh with
+# its median time, and from its rules API the recording rules' evaluation time.
+# docs/performance.md ("The fleet at scale") has the figures.
 #
 # The exporters are realistic series, not processes: the expositions of a few
 # `restop export --demo --demo-host NAME` hosts of different profiles (healthy, leaking, NIC
@@ -12,7 +14,8 @@
 # small HTTP server, each of the HOSTS targets getting one of them, with its own `node` and
 # `instance` labels from the scrape config. Everything listens on 127.0.0.1 and stops on exit.
 #
-# Usage: scripts/bench-fleet.sh [RESTOP_BINARY]   (env: HOSTS=1000 RUNS=7 SCRAPE=15s)
+# Usage: scripts/bench-fleet.sh [RESTOP_BINARY]   (env: HOSTS=1000 RUNS=7 SCRAPE=15s,
+#        QUERY_LOG=FILE keeps Prometheus' query log there)
 # Takes about 2 minutes for 1,000 hosts (Prometheus must scrape every target and evaluate the
 # rules once before the first refresh); HOSTS=200 about 1 minute.
 set -euo pipefail
@@ -97,6 +100,7 @@ PIDS+=($!)
 PROM_PORT=$(free_port)
 {
     printf 'global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n' "$SCRAPE" "$SCRAPE" "$SCRAPE"
+    printf '  query_log_file: %s\n' "$WORK/queries.log"
     printf 'rule_files:\n  - %s\n' "$ROOT/assets/prometheus/restop-fleet-rules.yml"
     printf 'scrape_configs:\n'
     for h in $(seq 0 $((HOSTS - 1))); do
@@ -165,8 +169,9 @@ echo "bench-fleet: every target recorded after $(( $(date +%s) - started )) s"
 SERIES_TOTAL=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/status/tsdb" \
     | python3 -c 'import sys,json; print(json.load(sys.stdin)["data"]["headStats"]["numSeries"])')
 
-# 5. The refreshes.
+# 5. The refreshes (the query log from here on is theirs, and the rules').
 : >"$WORK/runs"
+: >"$WORK/queries.log"
 for run in $(seq 1 "$RUNS"); do
     read -r up0 down0 <"$WORK/counts"
     /usr/bin/time -v -o "$WORK/time" "$RESTOP" fleet --prometheus "http://127.0.0.1:$PROXY_PORT" \
@@ -193,4 +198,37 @@ print(f"  transferred         {down / 1e6:8.3f} MB    target <= 5 MB     ratio {
 print(f"  CPU per refresh     {cpu:8.3f} s")
 print(f"  CPU at 15 s         {cpu / 15 * 100:8.2f} %     target <= 2 %      ratio {cpu / 15 * 100 / 2:5.2f}")
 print(f"  max RSS             {rss / 1024:8.1f} MiB")
+EOF
+
+# 6. Where a refresh's time goes: each query restop sent (named by the first fact it asks
+#    for), and the recording rules, which Prometheus evaluates once per interval.
+curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/rules?type=record" >"$WORK/rules.json" || echo '{}' >"$WORK/rules.json"
+[ -z "${QUERY_LOG:-}" ] || cp "$WORK/queries.log" "$QUERY_LOG"
+python3 - "$WORK/queries.log" "$WORK/rules.json" <<'EOF'
+import sys, json, re, statistics as st
+names = {"up": "hosts", "usage": "problems", "process": "consumers"}
+times = {}
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if "httpRequest" not in e:
+        continue  # a rule's evaluation
+    q = e.get("params", {}).get("query", "")
+    m = re.search(r'"fact", "([a-z_]+)"', q)
+    name = names.get(m.group(1), m.group(1)) if m else ("rules probe" if q.startswith("count(") else q[:40])
+    t = e.get("stats", {}).get("timings", {})
+    times.setdefault(name, []).append(t.get("execTotalTime", 0.0))
+print("Prometheus' query log, each query of the refreshes (median execution time):")
+for name, ts in sorted(times.items()):
+    print(f"  {name:<12} x{len(ts):<3} {st.median(ts):7.3f} s")
+try:
+    groups = json.load(open(sys.argv[2]))["data"]["groups"]
+except (ValueError, KeyError):
+    groups = []
+for g in groups:
+    print(f"recording rules, group {g['name']}: {g.get('evaluationTime', 0):.3f} s an evaluation (every {g.get('interval', 0):.0f} s); the costliest:")
+    for r in sorted(g["rules"], key=lambda r: -r.get("evaluationTime", 0))[:6]:
+        print(f"  {r['name']:<48} {r.get('evaluationTime', 0):7.3f} s")
 EOF

@@ -1,9 +1,12 @@
 //! The fleet read through a Prometheus server: the queries (`queries.rs`), the API's JSON
-//! (`api.rs`) and the facts decoded into a reading (`decode.rs`).
+//! (`api.rs`) and the facts decoded into a reading (`decode.rs`); `tests.rs` checks which
+//! queries a refresh sends with and without the recording rules.
 
 pub mod api;
 pub mod decode;
 pub mod queries;
+#[cfg(test)]
+mod tests;
 
 use super::http::{Client, FetchError};
 use super::model::FleetReading;
@@ -12,7 +15,7 @@ use super::source::{FleetError, FleetSource};
 use crate::model::time::now;
 use api::{Instant, Range};
 use decode::Decoder;
-use queries::{QueryPlan, RULES_PROBE};
+use queries::{QueryPlan, RECORDED_TOP, RULES_PROBE, RULES_VERSION};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -170,11 +173,16 @@ impl FleetSource for PromSource {
         ];
         let mut reading = reading_of(&answers, &self.plan.host_label);
         if !self.plan.recorded {
-            reading.notes.push(
-                "recording rules not loaded (assets/prometheus/restop-fleet-rules.yml): \
-                 queries are computed inline"
-                    .into(),
-            );
+            reading.notes.push(format!(
+                "recording rules not loaded, or older than version {RULES_VERSION} \
+                 (assets/prometheus/restop-fleet-rules.yml): queries are computed inline"
+            ));
+        } else if !self.plan.recorded_top_lists() {
+            reading.notes.push(format!(
+                "--top {} is more than the {RECORDED_TOP} consumers the recording rules keep: \
+                 the cluster's top lists are computed inline",
+                self.plan.top
+            ));
         }
         Ok(reading)
     }

@@ -1,17 +1,30 @@
 //! The PromQL `restop fleet` sends. Each refresh is four instant queries, each aggregated on the
 //! server (never a raw selector over every series): the hosts' facts, their problems, the
 //! cluster's consumers, and (once, until found) whether the recording rules of
-//! `assets/prometheus/restop-fleet-rules.yml` are loaded. With the rules, the expensive parts
-//! are recorded series; without them the same expressions are sent inline.
+//! `assets/prometheus/restop-fleet-rules.yml` are loaded. With the rules, every refresh query
+//! reads recorded series only: one or a few per exporter, the problems (recorded only while
+//! they last) and the cluster's top lists (at most [`RECORDED_TOP`] per list); the raw
+//! per-object and per-owner series are read by the rules, once per evaluation. Without them
+//! the same expressions are sent inline.
 //!
 //! Every result series carries a `fact` label naming what it says (`label_replace`), so one
 //! query answers several questions and `decode.rs` reads them all alike.
 
 use crate::model::counters::catalog::health_signals;
 
+/// The version of the rules file this restop reads; the file records it as
+/// `restop:fleet_rules_version`, so an older file (without the series a refresh now reads) is
+/// told from a current one.
+pub const RULES_VERSION: u32 = 2;
+
+/// How many consumers the recorded top lists keep: the view's default `--top`. A larger
+/// `--top` sends its top lists inline.
+pub const RECORDED_TOP: usize = 10;
+
 /// The series the recording rules write, and the expressions they record. `rules.rs`'s test
 /// checks the shipped rules file against this list.
 pub const RULES: &[(&str, &str)] = &[
+    ("restop:fleet_rules_version", "vector(2)"),
     (
         "restop:fleet_target_up",
         "up and on (instance, job) group by (instance, job) (last_over_time(restop_build_info[1h]))",
@@ -24,21 +37,24 @@ pub const RULES: &[(&str, &str)] = &[
         "restop:fleet_target_collecting",
         "max without (source) (restop_up)",
     ),
+    // Per-device series summed per target (instance, job), the target's labels (what
+    // --host-label names) taken from its `up`: a label the exporter adds to its device
+    // series (netns, pod) never splits a target's count.
     (
         "restop:fleet_target_devices",
-        "count without (device, node_type, protocol, pf, pci, firmware_version, netns, pod) (restop_device_info)",
+        "0 * up + on (instance, job) group_left () count by (instance, job) (restop_device_info)",
     ),
     (
         "restop:fleet_target_error_queue_pairs",
-        "sum without (device, netns) (restop_error_queue_pairs)",
+        "0 * up + on (instance, job) group_left () sum by (instance, job) (restop_error_queue_pairs)",
     ),
     (
         "restop:fleet_target_usage_ratio:top1",
-        "topk without (device, type, netns) (1, restop_resources_usage_ratio)",
+        "topk by (instance, job) (1, restop_resources_usage_ratio)",
     ),
     (
         "restop:fleet_target_top_qp_consumer",
-        "topk without (pid, name, user, namespace, pod, container, uid, container_id) (1, restop_process_resources{type=\"qp\", name!=\"other\"})",
+        "topk by (instance, job) (1, restop_process_resources{type=\"qp\", name!=\"other\"})",
     ),
     (
         "restop:fleet_pod_resources",
@@ -55,10 +71,48 @@ pub const RULES: &[(&str, &str)] = &[
         "restop:fleet_port_pma_counter_rate5m",
         "rate(restop_port_pma_stat_total{counter=~\"symbol_error|link_error_recovery|link_downed|port_rcv_errors|port_rcv_remote_physical_errors|port_rcv_switch_relay_errors|port_xmit_discards|port_xmit_constraint_errors|port_rcv_constraint_errors|local_link_integrity_errors|excessive_buffer_overrun_errors|VL15_dropped|duplicate_request|out_of_seq_request|rcvd_rnr_err|send_rnr_err|rcvd_seq_err|retry_exceeded_err|retry_rnr_exceeded_err|completer_retry_err|send_err|out_of_buffer|out_of_sequence|packet_seq_err|local_ack_timeout_err|rnr_nak_retry_err|implied_nak_seq_err|req_cqe_error|resp_cqe_error|req_remote_access_errors|resp_remote_access_errors|req_remote_invalid_request|resp_local_length_error|rx_icrc_encapsulated|roce_adp_retrans|roce_slow_restart|np_cnp_sent|rp_cnp_handled|rp_cnp_ignored|np_ecn_marked_roce_packets\"}[5m]) > 0",
     ),
+    // The problems read from per-object series, recorded only while they last: a refresh
+    // reads the few problems, not every port's and device's series.
+    ("restop:fleet_port_down", "restop_port_active == 0"),
+    (
+        "restop:fleet_device_error_queue_pairs",
+        "restop_error_queue_pairs > 0",
+    ),
+    // The cluster's top lists, RECORDED_TOP each: the consumers query at `--top 10`, so a
+    // refresh ranks at most ten series per list instead of every host's owners. The pods'
+    // and namespaces' read `restop:fleet_pod_resources`, recorded before them in the same
+    // group (Prometheus evaluates a group's rules in order): the owner series once, not
+    // three times.
+    (
+        "restop:fleet_process_resources:top10",
+        "topk by (type) (10, restop_process_resources{name!=\"other\"})",
+    ),
+    (
+        "restop:fleet_process_mr_bytes:top10",
+        "topk(10, restop_process_mr_bytes{name!=\"other\"})",
+    ),
+    (
+        "restop:fleet_pod_resources:top10",
+        "topk by (type) (10, restop:fleet_pod_resources)",
+    ),
+    (
+        "restop:fleet_pod_mr_bytes:top10",
+        "topk(10, sum without (pid, name, user, container, uid, container_id) (restop_process_mr_bytes{pod!=\"\"}))",
+    ),
+    (
+        "restop:fleet_namespace_resources:top10",
+        "topk by (type) (10, sum by (namespace, type) (restop:fleet_pod_resources))",
+    ),
+    (
+        "restop:fleet_namespace_mr_bytes:top10",
+        "topk(10, sum by (namespace) (restop_process_mr_bytes{namespace!=\"\"}))",
+    ),
 ];
 
-/// The name of the recorded series that tells the rules are loaded.
-pub(crate) const RULES_PROBE: &str = "count(restop:fleet_target_up)";
+/// Whether the rules are loaded, at [`RULES_VERSION`] or later, and have recorded targets: a
+/// sample above 0 says yes.
+pub(crate) const RULES_PROBE: &str =
+    "count(restop:fleet_target_up) and on () (restop:fleet_rules_version >= 2)";
 
 /// How the queries are written: which label names a host, whether the recorded series exist,
 /// and how many consumers per list.
@@ -79,6 +133,12 @@ impl QueryPlan {
             .iter()
             .find(|(n, _)| *n == name)
             .map_or_else(|| name.to_string(), |(_, expr)| format!("({expr})"))
+    }
+
+    /// Whether the consumers are read from the recorded top lists: the rules are loaded and
+    /// `--top` asks for no more than they keep.
+    pub(crate) fn recorded_top_lists(&self) -> bool {
+        self.recorded && self.top <= RECORDED_TOP
     }
 
     /// `by (node, instance)`, or `by (instance)` when the host is its instance.
@@ -142,7 +202,7 @@ impl QueryPlan {
                         self.series("restop:fleet_target_usage_ratio:top1")
                     ),
                 ),
-                tagged("port_down", "restop_port_active == 0"),
+                tagged("port_down", &self.series("restop:fleet_port_down")),
                 tagged(
                     "counter_rate",
                     &moving("restop:fleet_port_hw_counter_rate5m"),
@@ -151,7 +211,12 @@ impl QueryPlan {
                     "counter_rate",
                     &moving("restop:fleet_port_pma_counter_rate5m"),
                 ),
-                tagged("error_qps_device", "restop_error_queue_pairs > 0"),
+                tagged(
+                    "error_qps_device",
+                    &self.series("restop:fleet_device_error_queue_pairs"),
+                ),
+                // Both exist only for a problem (a device with ERROR QPs, a suspect owner):
+                // as few series as a recorded copy would be.
                 tagged("error_qp_age", "restop_error_queue_pair_oldest_age_seconds"),
                 tagged("suspect", "restop_process_leak_suspect"),
                 tagged(
@@ -166,40 +231,71 @@ impl QueryPlan {
         )
     }
 
-    /// Cluster-wide: the top processes, pods and namespaces per type and by MR bytes.
+    /// Cluster-wide: the top processes, pods and namespaces per type and by MR bytes. From the
+    /// recorded top lists when they hold `--top` consumers, else over every exporter's owners.
     pub(crate) fn consumers(&self) -> String {
         let n = self.top;
         let h = &self.host_label;
-        let pods = self.series("restop:fleet_pod_resources");
-        let owner = "restop_process_resources{name!=\"other\"}";
-        let bytes = "restop_process_mr_bytes{name!=\"other\"}";
-        union(
+        let pods_by = format!("sum by ({h}, namespace, pod, type)");
+        let pod_bytes_by = format!("sum by ({h}, namespace, pod)");
+        let lists: [(&str, String); 6] = if self.recorded_top_lists() {
             [
-                tagged("process", &format!("topk by (type) ({n}, {owner})")),
-                tagged("process_mr_bytes", &format!("topk({n}, {bytes})")),
-                tagged(
+                (
+                    "process",
+                    format!("topk by (type) ({n}, restop:fleet_process_resources:top10)"),
+                ),
+                (
+                    "process_mr_bytes",
+                    format!("topk({n}, restop:fleet_process_mr_bytes:top10)"),
+                ),
+                // Each pod's sum per host again, as inline: one series per pod while each
+                // host has one exporter, the two exporters' sum otherwise.
+                (
                     "pod",
-                    &format!("topk by (type) ({n}, sum by ({h}, namespace, pod, type) ({pods}))"),
+                    format!("topk by (type) ({n}, {pods_by} (restop:fleet_pod_resources:top10))"),
                 ),
-                tagged(
+                (
                     "pod_mr_bytes",
-                    &format!(
-                        "topk({n}, sum by ({h}, namespace, pod) (restop_process_mr_bytes{{pod!=\"\"}}))"
-                    ),
+                    format!("topk({n}, {pod_bytes_by} (restop:fleet_pod_mr_bytes:top10))"),
                 ),
-                tagged(
+                (
                     "namespace",
-                    &format!("topk by (type) ({n}, sum by (namespace, type) ({pods}))"),
+                    format!("topk by (type) ({n}, restop:fleet_namespace_resources:top10)"),
                 ),
-                tagged(
+                (
                     "namespace_mr_bytes",
-                    &format!(
+                    format!("topk({n}, restop:fleet_namespace_mr_bytes:top10)"),
+                ),
+            ]
+        } else {
+            let pods = self.series("restop:fleet_pod_resources");
+            [
+                (
+                    "process",
+                    format!("topk by (type) ({n}, restop_process_resources{{name!=\"other\"}})"),
+                ),
+                (
+                    "process_mr_bytes",
+                    format!("topk({n}, restop_process_mr_bytes{{name!=\"other\"}})"),
+                ),
+                ("pod", format!("topk by (type) ({n}, {pods_by} ({pods}))")),
+                (
+                    "pod_mr_bytes",
+                    format!("topk({n}, {pod_bytes_by} (restop_process_mr_bytes{{pod!=\"\"}}))"),
+                ),
+                (
+                    "namespace",
+                    format!("topk by (type) ({n}, sum by (namespace, type) ({pods}))"),
+                ),
+                (
+                    "namespace_mr_bytes",
+                    format!(
                         "topk({n}, sum by (namespace) (restop_process_mr_bytes{{namespace!=\"\"}}))"
                     ),
                 ),
             ]
-            .into_iter(),
-        )
+        };
+        union(lists.iter().map(|(fact, expr)| tagged(fact, expr)))
     }
 
     /// One host's detail: every device's usage, its problems and its consumers.
@@ -344,6 +440,136 @@ mod tests {
         let inline = plan("instance", false).hosts();
         assert!(inline.contains("max by (instance) ((up and on"), "{inline}");
         assert!(!inline.contains("restop:"), "{inline}");
+    }
+
+    fn rule(name: &str) -> &'static str {
+        RULES.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn the_recorded_top_lists_are_the_inline_lists_at_the_recorded_top() {
+        // Each list's rule is what the inline query asks at `--top 10` (the host's pod sums
+        // per target, which is per host while each host has one exporter).
+        let inline = plan("instance", false).consumers();
+        for (name, inline_expr) in [
+            (
+                "restop:fleet_process_resources:top10",
+                "topk by (type) (10, restop_process_resources{name!=\"other\"})",
+            ),
+            (
+                "restop:fleet_process_mr_bytes:top10",
+                "topk(10, restop_process_mr_bytes{name!=\"other\"})",
+            ),
+            (
+                "restop:fleet_namespace_mr_bytes:top10",
+                "topk(10, sum by (namespace) (restop_process_mr_bytes{namespace!=\"\"}))",
+            ),
+        ] {
+            assert_eq!(rule(name), inline_expr);
+            assert!(inline.contains(inline_expr), "{inline}");
+        }
+        // The pods' and namespaces' ranks of the recorded pod sums, which inline reads too.
+        let pods = rule("restop:fleet_pod_resources");
+        assert!(pods.starts_with("sum without (pid, name, user, container, uid, container_id) ("));
+        assert!(inline.contains(&format!("sum by (namespace, type) (({pods}))")));
+        assert_eq!(
+            rule("restop:fleet_pod_resources:top10"),
+            format!("topk by (type) ({RECORDED_TOP}, restop:fleet_pod_resources)")
+        );
+        assert_eq!(
+            rule("restop:fleet_namespace_resources:top10"),
+            "topk by (type) (10, sum by (namespace, type) (restop:fleet_pod_resources))"
+        );
+        let order = |name: &str| RULES.iter().position(|(n, _)| *n == name).unwrap();
+        assert!(order("restop:fleet_pod_resources") < order("restop:fleet_pod_resources:top10"));
+        assert!(
+            order("restop:fleet_pod_resources") < order("restop:fleet_namespace_resources:top10")
+        );
+        assert!(
+            rule("restop:fleet_pod_mr_bytes:top10")
+                .ends_with("(restop_process_mr_bytes{pod!=\"\"}))")
+        );
+        assert!(inline.contains("(restop_process_mr_bytes{pod!=\"\"})"));
+        assert!(
+            RULES
+                .iter()
+                .any(|(n, _)| n.ends_with(&format!(":top{RECORDED_TOP}")))
+        );
+    }
+
+    #[test]
+    fn with_the_rules_no_refresh_query_reads_a_per_owner_or_per_port_series() {
+        let p = plan("node", true);
+        let refresh = [p.hosts(), p.problems(), p.consumers()].join("\n");
+        for raw in [
+            "restop_process_resources",
+            "restop_process_mr_bytes",
+            "restop_port_active",
+            "restop_error_queue_pairs",
+            "restop_resources_usage_ratio",
+            "restop_device_info",
+            "_stat_total",
+        ] {
+            assert!(!refresh.contains(raw), "{raw} in {refresh}");
+        }
+        assert!(
+            refresh.contains("topk by (type) (10, restop:fleet_process_resources:top10)"),
+            "{refresh}"
+        );
+        assert!(
+            refresh
+                .contains("sum by (node, namespace, pod, type) (restop:fleet_pod_resources:top10)"),
+            "{refresh}"
+        );
+        // Without the rules the problems query sends the same filters inline.
+        let inline = plan("node", false).problems();
+        assert!(inline.contains("(restop_port_active == 0)"), "{inline}");
+        assert!(
+            inline.contains("(restop_error_queue_pairs > 0)"),
+            "{inline}"
+        );
+    }
+
+    #[test]
+    fn a_top_above_the_recorded_lists_ranks_every_owner_inline() {
+        let mut p = plan("node", true);
+        p.top = RECORDED_TOP + 1;
+        assert!(!p.recorded_top_lists());
+        let q = p.consumers();
+        assert!(!q.contains(":top10"), "{q}");
+        assert!(q.contains("topk by (type) (11, restop_process_resources{name!=\"other\"})"));
+        // The per-target pod sums are still the recorded ones.
+        assert!(q.contains("(restop:fleet_pod_resources)"), "{q}");
+        p.top = RECORDED_TOP;
+        assert!(p.recorded_top_lists());
+    }
+
+    #[test]
+    fn the_probe_asks_for_this_version_of_the_rules() {
+        assert_eq!(
+            rule("restop:fleet_rules_version"),
+            format!("vector({RULES_VERSION})")
+        );
+        assert!(
+            RULES_PROBE.ends_with(&format!("(restop:fleet_rules_version >= {RULES_VERSION})")),
+            "{RULES_PROBE}"
+        );
+    }
+
+    #[test]
+    fn per_target_sums_keep_only_the_target() {
+        // A label the exporter adds to its device series (netns, pod) must not split a
+        // target's count: the sums name what they keep and take the rest from `up`.
+        for name in [
+            "restop:fleet_target_devices",
+            "restop:fleet_target_error_queue_pairs",
+        ] {
+            assert!(
+                rule(name).starts_with("0 * up + on (instance, job) group_left () ")
+                    && rule(name).contains(" by (instance, job) ("),
+                "{name}"
+            );
+        }
     }
 
     #[test]
