@@ -56,7 +56,8 @@ fn promtool_checks_the_rules() {
 
 /// The fleet's per-exporter rules over a host whose VFs live in pods' network
 /// namespaces (their series carry `netns`, `restop_device_info` also `pod`):
-/// one series per exporter, every device counted, every ERROR QP summed.
+/// one series per exporter (the target's labels, from its `up`), every device
+/// counted, every ERROR QP summed.
 #[test]
 fn the_fleet_rules_see_devices_of_other_namespaces_as_one_host() {
     let Some(promtool) = promtool() else {
@@ -79,6 +80,8 @@ evaluation_interval: 1m
 tests:
   - interval: 1m
     input_series:
+      - series: 'up{{{host}}}'
+        values: '1x5'
       - series: '{i0}'
         values: '1x5'
       - series: '{i16}'
