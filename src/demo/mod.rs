@@ -15,7 +15,7 @@
 //! with the same requests gives identical snapshots.
 
 mod clock;
-mod counters;
+mod counter_traffic;
 mod footprint;
 mod host;
 mod identity;
@@ -131,7 +131,7 @@ impl Source for DemoSource {
         }
         self.collections += 1;
         let mut snapshot = snapshot::build(&self.world, request, &mut self.timing);
-        counters::attach(&mut snapshot.devices, self.world.now(), previous);
+        counter_traffic::attach(&mut snapshot.devices, self.world.now(), previous);
         qp_counters::attach(&self.world, &mut snapshot.devices, self.world.now());
         if let Some(layout) = self.layout {
             wide::widen(&mut snapshot, layout, self.world.now(), previous);

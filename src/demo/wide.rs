@@ -27,7 +27,7 @@
 //! pure functions of the layout and the simulated time.
 
 use super::clock::SimMs;
-use super::counters;
+use super::counter_traffic;
 use super::workloads::process;
 use crate::model::{
     Container, Device, DeviceNetns, KubeNames, LimitSource, NetnsMode, NetnsOwner, Object,
@@ -173,7 +173,7 @@ pub(super) fn widen(snapshot: &mut Snapshot, layout: Layout, now: SimMs, previou
             }
         }
     }
-    counters::attach(&mut added, now, previous);
+    counter_traffic::attach(&mut added, now, previous);
     for d in &added {
         owners_of(snapshot, layout, d, now);
     }

@@ -2,7 +2,7 @@
 //! "Port counters"): totals and rates under the kernel's names, the derived
 //! throughput and the error/congestion counters that moved.
 
-use super::view::OrderedMap;
+use super::document::OrderedMap;
 use crate::model::counters::PortCounters;
 use crate::model::counters::bound::{BoundCounter, counter_owner, qp_owner};
 use crate::model::counters::netdev::NetdevCounters;

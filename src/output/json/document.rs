@@ -76,9 +76,9 @@ pub struct PortView {
     pub state: Option<String>,
     pub phys_state: Option<String>,
     pub netdev: Option<String>,
-    /// Counter keys (`counters`, `rates`, ...), see `counters.rs`.
+    /// Counter keys (`counters`, `rates`, ...), see `port_counters.rs`.
     #[serde(flatten)]
-    pub counters: super::counters::PortCountersView,
+    pub counters: super::port_counters::PortCountersView,
 }
 
 #[derive(Debug, Serialize)]
