@@ -45,6 +45,8 @@ use std::time::{Duration, Instant};
 /// Diagnostics kept for `take_notes`.
 const MAX_NOTES: usize = 64;
 
+/// How the live source reads this host: netlink timeout, object cadence, where procfs, sysfs
+/// and the kubelet's logs are (the source group's settings, `session/open.rs`).
 #[derive(Clone, Debug)]
 pub struct LiveOptions {
     /// Longest wait for one netlink reply.
@@ -102,6 +104,8 @@ impl Default for LiveOptions {
     }
 }
 
+/// The kernel's RDMA resources on this host, read over NETLINK_RDMA in four phases
+/// (devices, object round, own objects, assembly), owners resolved through procfs.
 pub struct LiveSource<T: Transport = SocketTransport> {
     client: NldevClient<T>,
     procs: ProcReader,
@@ -130,6 +134,7 @@ pub struct LiveSource<T: Transport = SocketTransport> {
 }
 
 impl LiveSource<SocketTransport> {
+    /// Opens the NETLINK_RDMA socket; fails when the kernel has no RDMA netlink or refuses it.
     pub fn open(options: LiveOptions) -> Result<LiveSource<SocketTransport>, CollectError> {
         let client = NldevClient::open(options.timeout)?;
         Ok(LiveSource::with_client(client, options))
