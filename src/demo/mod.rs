@@ -45,6 +45,7 @@ pub use wide::Layout as DeviceLayout;
 /// for snapshots never changes what happens on the host.
 const TIMING_SEED_SALT: u64 = 0x7469_6d69_6e67_0001;
 
+/// The simulated host (`--demo`): the same seed and step give the same snapshots.
 pub struct DemoSource {
     world: World,
     step: Duration,
