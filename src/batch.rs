@@ -28,6 +28,7 @@ pub enum Ended {
     ReaderGone,
 }
 
+/// Why `--batch` stopped before `-n` reports (exit status 1).
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
     /// The first collection failed: nothing to report at all.
@@ -39,8 +40,10 @@ pub enum BatchError {
          Run `restop --demo` to explore restop with a simulated host"
     )]
     NoDevices,
+    /// A report could not be serialized (`--json`).
     #[error("encoding JSON")]
     Json(#[from] serde_json::Error),
+    /// stdout failed for a reason other than a closed reader.
     #[error("writing to stdout")]
     Write(#[source] io::Error),
 }

@@ -59,6 +59,7 @@ impl Profile {
         }
     }
 
+    /// The profile's name as `--demo-host` keywords and the fleet's docs spell it.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Healthy => "healthy",
@@ -74,11 +75,14 @@ impl Profile {
 /// A named simulated host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostIdentity {
+    /// The host name the snapshots and the exporter's `host` carry.
     pub name: String,
+    /// What goes wrong on it, from a keyword in the name.
     pub profile: Profile,
 }
 
 impl HostIdentity {
+    /// The host `name`, its profile read from the keyword it contains (healthy by default).
     pub fn new(name: &str) -> HostIdentity {
         HostIdentity {
             name: name.to_string(),

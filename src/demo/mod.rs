@@ -15,7 +15,7 @@
 //! with the same requests gives identical snapshots.
 
 mod clock;
-mod counters;
+mod counter_traffic;
 mod footprint;
 mod host;
 mod identity;
@@ -45,6 +45,7 @@ pub use wide::Layout as DeviceLayout;
 /// for snapshots never changes what happens on the host.
 const TIMING_SEED_SALT: u64 = 0x7469_6d69_6e67_0001;
 
+/// The simulated host (`--demo`): the same seed and step give the same snapshots.
 pub struct DemoSource {
     world: World,
     step: Duration,
@@ -131,7 +132,7 @@ impl Source for DemoSource {
         }
         self.collections += 1;
         let mut snapshot = snapshot::build(&self.world, request, &mut self.timing);
-        counters::attach(&mut snapshot.devices, self.world.now(), previous);
+        counter_traffic::attach(&mut snapshot.devices, self.world.now(), previous);
         qp_counters::attach(&self.world, &mut snapshot.devices, self.world.now());
         if let Some(layout) = self.layout {
             wide::widen(&mut snapshot, layout, self.world.now(), previous);

@@ -1,16 +1,18 @@
 //! The netdevs of the simulated host's RoCE ports: sysfs `statistics/` and
 //! `carrier_changes`, the standard pause group and mlx5's `ethtool -S`
-//! names, as pure functions of simulated time (like `counters.rs`).
+//! names, as pure functions of simulated time (like `counter_traffic.rs`).
 //!
 //! What happens: the PF `mlx5_0` (`ens1f0np0`) goes through a PFC pause
 //! storm on priority 3 (the RoCE class) for 60 s every 10 minutes, 150 s
 //! in: its peer sends ~30,000 pause frames a second, and for the storm's
 //! first 15 s the PHY discards packets (`rx_discards_phy`) before the pause
-//! takes hold. Its link flap at 45 s (`counters.rs`) counts two carrier
+//! takes hold. Its link flap at 45 s (`counter_traffic.rs`) counts two carrier
 //! changes. VFs have no PHY counters (mlx5 keeps those on the PF's uplink).
 
 use super::clock::{SimMs, unix_ms};
-use super::counters::{FLAP_AT_S, FLAP_DEVICE, FLAP_PERIOD_S, events_elapsed, windows_elapsed};
+use super::counter_traffic::{
+    FLAP_AT_S, FLAP_DEVICE, FLAP_PERIOD_S, events_elapsed, windows_elapsed,
+};
 use super::host::MLX5_0;
 use crate::model::counters::netdev::{NetdevRead, PAUSE_RX, PAUSE_TX};
 use std::collections::BTreeMap;

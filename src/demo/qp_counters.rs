@@ -12,7 +12,7 @@
 //! same reads; they never go down.
 
 use super::clock::SimMs;
-use super::counters::{STORM_LEN_S, STORM_PERIOD_S, STORM_START_S, windows_elapsed};
+use super::counter_traffic::{STORM_LEN_S, STORM_PERIOD_S, STORM_START_S, windows_elapsed};
 use super::host::{MLX5_0, MLX5_1};
 use super::scenario::World;
 use super::workloads::SimOwner;

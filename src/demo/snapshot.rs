@@ -11,7 +11,9 @@ use crate::model::{
 };
 use crate::source::CollectRequest;
 
+/// The simulated host's name when `--demo-host` gives none.
 pub const HOST: &str = "demo-gpu-node-01";
+/// The kernel release the simulated host reports.
 pub const KERNEL: &str = "6.8.0-demo (simulated)";
 
 /// Builds one snapshot of `world` as it is now. `timing` draws the

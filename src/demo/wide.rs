@@ -27,7 +27,7 @@
 //! pure functions of the layout and the simulated time.
 
 use super::clock::SimMs;
-use super::counters;
+use super::counter_traffic;
 use super::workloads::process;
 use crate::model::{
     Container, Device, DeviceNetns, KubeNames, LimitSource, NetnsMode, NetnsOwner, Object,
@@ -44,11 +44,14 @@ pub(super) const VFS: std::ops::RangeInclusive<u32> = 2..=32;
 /// How many PFs and VFs per PF the simulated host has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// Physical functions (`PFS`: 1..=16).
     pub pfs: u32,
+    /// VFs of each PF (`VFS`: 2..=32).
     pub vfs: u32,
 }
 
 impl Layout {
+    /// `--demo-devices PFSxVFS`; out of range is an error naming the ranges.
     pub fn new(pfs: u32, vfs: u32) -> Result<Layout, String> {
         if !PFS.contains(&pfs) || !VFS.contains(&vfs) {
             return Err(format!(
@@ -62,6 +65,7 @@ impl Layout {
         Ok(Layout { pfs, vfs })
     }
 
+    /// RDMA devices in all: every PF and its VFs.
     pub fn devices(self) -> u32 {
         self.pfs * (1 + self.vfs)
     }
@@ -173,7 +177,7 @@ pub(super) fn widen(snapshot: &mut Snapshot, layout: Layout, now: SimMs, previou
             }
         }
     }
-    counters::attach(&mut added, now, previous);
+    counter_traffic::attach(&mut added, now, previous);
     for d in &added {
         owners_of(snapshot, layout, d, now);
     }

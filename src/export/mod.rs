@@ -17,7 +17,7 @@
 pub mod build_info;
 pub mod catalog;
 pub mod collector;
-pub(crate) mod counters;
+pub(crate) mod counter_families;
 pub(crate) mod device_labels;
 pub mod exposition;
 pub mod health;

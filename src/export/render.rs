@@ -73,8 +73,8 @@ pub fn render_with_problems(
         write_usage(&mut w, &devices);
         write_limits_unread(&mut w, &devices);
         write_qp_states(&mut w, snapshot, &devices);
-        super::counters::write_counters(&mut w, &devices);
-        super::counters::write_bound_counters(&mut w, snapshot, owners.pid_label);
+        super::counter_families::write_counters(&mut w, &devices);
+        super::counter_families::write_bound_counters(&mut w, snapshot, owners.pid_label);
         let netns = NetnsByName::of(snapshot);
         if let Some(ages) = input.error_qp_ages {
             write_error_qp_ages(&mut w, ages, &netns);

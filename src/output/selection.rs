@@ -8,6 +8,7 @@ use crate::model::filter::Filter;
 use crate::model::limits::{Thresholds, cgroup_warnings, device_warnings};
 use crate::model::{Device, OwnerKey, ResourceType, Snapshot, Warning, WarningKind};
 
+/// What the filters admit of one snapshot.
 pub struct Selection<'a> {
     /// The filter as applied (a thread id given as `--pid` replaced by its process).
     pub filter: Filter,
@@ -30,6 +31,7 @@ impl<'a> Selection<'a> {
         Selection::with_thresholds(snapshot, filter, &Thresholds::default())
     }
 
+    /// The selection with `limit` warnings at `thresholds` (the report group's, from the config file).
     pub fn with_thresholds(
         snapshot: &'a Snapshot,
         filter: &Filter,
@@ -67,18 +69,21 @@ impl<'a> Selection<'a> {
         }
     }
 
+    /// The admitted processes, in the consumers' order.
     pub fn processes(&self) -> impl Iterator<Item = &Consumer> {
         self.consumers
             .iter()
             .filter(|c| matches!(c.owner, OwnerKey::Process(_)))
     }
 
+    /// The admitted kernel owners (`[module]`), in the consumers' order.
     pub fn kernel_owners(&self) -> impl Iterator<Item = &Consumer> {
         self.consumers
             .iter()
             .filter(|c| matches!(c.owner, OwnerKey::Kernel(_)))
     }
 
+    /// The bucket of objects no owner could be found for, if admitted.
     pub fn unattributed(&self) -> Option<&Consumer> {
         self.consumers
             .iter()

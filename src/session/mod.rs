@@ -34,9 +34,11 @@ pub use stop::{PollStop, Stop, on_signals, stop_on_signals};
 pub struct Tick {
     /// 1 for the first collection of the session.
     pub number: u64,
+    /// The snapshot, or why the whole collection failed (the session goes on).
     pub result: Result<Snapshot, CollectError>,
     /// The objects this collection kept in detail.
     pub details: DetailScope,
+    /// Wall time of the collection (the source's `collect`, recording included).
     pub took: Duration,
 }
 
@@ -48,6 +50,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session reading `source` at the rhythm of `pacer`; no collection yet.
     pub fn new(source: Box<dyn Source>, pacer: Pacer) -> Session {
         Session {
             source,
@@ -66,6 +69,7 @@ impl Session {
         }
     }
 
+    /// Live, demo or replay: what the session's source is.
     pub fn kind(&self) -> SourceKind {
         self.source.kind()
     }

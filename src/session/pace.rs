@@ -22,6 +22,7 @@ pub enum Wake {
 
 /// Waits until a deadline (`None`: until told) or an event, whichever is first.
 pub trait Waiter {
+    /// Blocks until `deadline` passes (`Wake::Due`), or earlier for a stop or a request.
     fn wait(&mut self, deadline: Option<Instant>) -> Wake;
 }
 
@@ -84,6 +85,7 @@ impl Pacer {
         self.force_next = true;
     }
 
+    /// The time between paced collections (`-d`); zero for an unpaced replay.
     pub fn interval(&self) -> Duration {
         self.interval
     }

@@ -11,6 +11,7 @@ use crate::source::{CollectError, CollectRequest, Source};
 /// `--once` and `--batch`; the interactive view shows the snapshot's warning).
 pub(crate) type Notice = Box<dyn FnMut(&str) + Send>;
 
+/// A source whose every snapshot is also appended to a `--record` file.
 pub struct RecordingSource {
     inner: Box<dyn Source>,
     writer: RecordWriter,
@@ -18,6 +19,7 @@ pub struct RecordingSource {
 }
 
 impl RecordingSource {
+    /// Records what `inner` collects through `writer`; write failures become snapshot warnings.
     pub fn new(inner: Box<dyn Source>, writer: RecordWriter) -> RecordingSource {
         RecordingSource {
             inner,

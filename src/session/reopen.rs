@@ -19,6 +19,7 @@ pub struct Reopening {
 }
 
 impl Reopening {
+    /// A source of `kind` that calls `open` at each collection until it succeeds.
     pub fn new(
         kind: SourceKind,
         open: impl FnMut() -> Result<Box<dyn Source>, CollectError> + Send + 'static,

@@ -22,6 +22,7 @@ pub struct PollStop<'a> {
 }
 
 impl<'a> PollStop<'a> {
+    /// Polls `stop` every 50 ms while waiting; true ends the wait with `Wake::Stop`.
     pub fn new(stop: &'a dyn Fn() -> bool) -> PollStop<'a> {
         PollStop { stop }
     }
@@ -58,15 +59,18 @@ pub struct Stop {
 }
 
 impl Stop {
+    /// A stop not yet requested, shared by who stops and who waits.
     pub fn new() -> Arc<Stop> {
         Arc::new(Stop::default())
     }
 
+    /// Requests the stop and wakes every waiter.
     pub fn stop(&self) {
         *self.stopped.lock().unwrap_or_else(PoisonError::into_inner) = true;
         self.wake.notify_all();
     }
 
+    /// Whether the stop was requested.
     pub fn is_stopped(&self) -> bool {
         *self.stopped.lock().unwrap_or_else(PoisonError::into_inner)
     }

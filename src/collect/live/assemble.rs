@@ -1,7 +1,7 @@
 //! Phase 4: the snapshot, from this collection's devices and the latest dump
 //! of every object type.
 
-use super::view::ObjectView;
+use super::latest_dumps::LatestDumps;
 use crate::model::{
     Device, Meta, NetnsMode, OwnerKey, Snapshot, SourceKind, Tally, UnixMs, Warning, WarningKind,
 };
@@ -16,16 +16,16 @@ pub(super) struct Collected {
     pub netns_mode: Option<NetnsMode>,
 }
 
-/// Puts devices and the object view together; each device says when each
+/// Puts devices and the latest dumps together; each device says when each
 /// type's objects were dumped and which dumps failed.
 pub(super) fn assemble(
     collected: Collected,
     mut devices: Vec<Device>,
-    view: &ObjectView,
+    dumps: &LatestDumps,
     mut warnings: Vec<Warning>,
 ) -> Snapshot {
     for device in &mut devices {
-        for (t, tv) in &view.types {
+        for (t, tv) in &dumps.types {
             if tv.dumped.contains(&device.index) {
                 device.objects.types.insert(*t, tv.collected_at_ms);
             }
@@ -36,13 +36,13 @@ pub(super) fn assemble(
         // The oldest type: what every count of the device is at least as new as.
         device.objects.collected_at_ms = device.objects.types.values().min().copied();
     }
-    let tallies = view.tallies();
-    for tv in view.types.values() {
+    let tallies = dumps.tallies();
+    for tv in dumps.types.values() {
         warnings.extend(tv.warnings.iter().cloned());
     }
-    warnings.extend(view.round_warnings.iter().cloned());
+    warnings.extend(dumps.round_warnings.iter().cloned());
     warnings.extend(unattributed_warning(&tallies));
-    let (hidden_fields, hidden) = view.hidden();
+    let (hidden_fields, hidden) = dumps.hidden();
     warnings.extend(hidden);
     // The same condition can be seen twice (a vanished device fails its port
     // query and its dumps); say it once.
@@ -60,9 +60,9 @@ pub(super) fn assemble(
             warnings,
         },
         devices,
-        processes: view.processes(&tallies),
+        processes: dumps.processes(&tallies),
         tallies,
-        objects: view.objects(),
+        objects: dumps.objects(),
     }
 }
 

@@ -15,14 +15,14 @@
 mod assemble;
 mod devices;
 mod hidden;
+mod latest_dumps;
 mod own;
 mod round;
-mod view;
 
 use self::assemble::{Collected, assemble};
 use self::devices::DeviceRead;
+use self::latest_dumps::LatestDumps;
 use self::own::own_in_dumps;
-use self::view::ObjectView;
 use super::attribution::{Attribution, DUMP_ORDER};
 use super::cadence::ObjectCadence;
 use super::cgroup_rdma::CgroupRdmaReader;
@@ -45,6 +45,8 @@ use std::time::{Duration, Instant};
 /// Diagnostics kept for `take_notes`.
 const MAX_NOTES: usize = 64;
 
+/// How the live source reads this host: netlink timeout, object cadence, where procfs, sysfs
+/// and the kubelet's logs are (the source group's settings, `session/open.rs`).
 #[derive(Clone, Debug)]
 pub struct LiveOptions {
     /// Longest wait for one netlink reply.
@@ -102,12 +104,14 @@ impl Default for LiveOptions {
     }
 }
 
+/// The kernel's RDMA resources on this host, read over NETLINK_RDMA in four phases
+/// (devices, object round, own objects, assembly), owners resolved through procfs.
 pub struct LiveSource<T: Transport = SocketTransport> {
     client: NldevClient<T>,
     procs: ProcReader,
     options: LiveOptions,
     cadence: ObjectCadence,
-    view: ObjectView,
+    dumps: LatestDumps,
     /// Parent owners, kept across rounds: a type may be dumped without its
     /// parents when their dumps are not due.
     attribution: Attribution,
@@ -130,6 +134,7 @@ pub struct LiveSource<T: Transport = SocketTransport> {
 }
 
 impl LiveSource<SocketTransport> {
+    /// Opens the NETLINK_RDMA socket; fails when the kernel has no RDMA netlink or refuses it.
     pub fn open(options: LiveOptions) -> Result<LiveSource<SocketTransport>, CollectError> {
         let client = NldevClient::open(options.timeout)?;
         Ok(LiveSource::with_client(client, options))
@@ -156,7 +161,7 @@ impl<T: Transport> LiveSource<T> {
             notes: Vec::new(),
             cadence: ObjectCadence::new(options.object_interval),
             options,
-            view: ObjectView::default(),
+            dumps: LatestDumps::default(),
             attribution: Attribution::default(),
             sysfs: HashMap::new(),
             host,
@@ -192,7 +197,7 @@ impl<T: Transport> LiveSource<T> {
         self.apply_limits(&mut devices);
         // restop's own context, open while the dumps ran, is in no tally; the
         // summary was read before it existed.
-        let own = own_in_dumps(&self.view, &dumped);
+        let own = own_in_dumps(&self.dumps, &dumped);
         if own > 0 {
             self.note(vec![format!(
                 "left out {own} objects owned by restop itself"
@@ -206,7 +211,7 @@ impl<T: Transport> LiveSource<T> {
             collect_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
             netns_mode,
         };
-        let mut snapshot = assemble(collected, devices, &self.view, warnings);
+        let mut snapshot = assemble(collected, devices, &self.dumps, warnings);
         if netns_mode == Some(crate::model::NetnsMode::Exclusive) && self.options.other_netns {
             self.other_namespaces().collect_into(&mut snapshot, request);
             snapshot.meta.collect_us =
@@ -276,13 +281,13 @@ impl<T: Transport> LiveSource<T> {
     }
 
     /// Runs the object dumps that are due (all of them when asked, or when
-    /// the detail asked for changed) and puts them in the view; returns the
+    /// the detail asked for changed) and puts them in the latest dumps; returns the
     /// types dumped.
     fn objects_phase(&mut self, devices: &[Device], request: &CollectRequest) -> Vec<ResourceType> {
         let now = Instant::now();
         let all = request.force_objects
-            || self.view.types.is_empty()
-            || self.view.scope != request.details;
+            || self.dumps.types.is_empty()
+            || self.dumps.scope != request.details;
         let due = if all {
             DUMP_ORDER.to_vec()
         } else {
@@ -291,16 +296,16 @@ impl<T: Transport> LiveSource<T> {
         if due.is_empty() {
             return due;
         }
-        if self.view.scope != request.details {
-            self.view.types.clear();
-            self.view.scope = request.details.clone();
+        if self.dumps.scope != request.details {
+            self.dumps.types.clear();
+            self.dumps.scope = request.details.clone();
         }
-        let scope = self.view.scope.clone();
+        let scope = self.dumps.scope.clone();
         let mut started = now;
-        for (t, view, took) in self.object_round(devices, &scope, &due) {
+        for (t, dump, took) in self.object_round(devices, &scope, &due) {
             self.cadence.record(t, started, took);
             started += took;
-            self.view.types.insert(t, view);
+            self.dumps.types.insert(t, dump);
         }
         self.refresh_processes();
         due
@@ -309,8 +314,8 @@ impl<T: Transport> LiveSource<T> {
     /// Details and cgroup quotas of the processes this round's dumps named;
     /// the others keep what was read when their objects were last dumped.
     fn refresh_processes(&mut self) {
-        let tallies = self.view.tallies();
-        let named = self.view.processes(&tallies);
+        let tallies = self.dumps.tallies();
+        let named = self.dumps.processes(&tallies);
         self.cgroups.begin_round();
         let mut processes = std::collections::BTreeMap::new();
         for mut process in named {
@@ -322,15 +327,15 @@ impl<T: Transport> LiveSource<T> {
                     process.rdma_cgroup = self.cgroups.for_process(process.key.pid).map(Box::new);
                 }
                 None => {
-                    if let Some(old) = self.view.processes.get(&process.key) {
+                    if let Some(old) = self.dumps.processes.get(&process.key) {
                         process = old.clone();
                     }
                 }
             }
             processes.insert(process.key, process);
         }
-        self.view.processes = processes;
-        self.view.round_warnings = self.procs.end_tick();
+        self.dumps.processes = processes;
+        self.dumps.round_warnings = self.procs.end_tick();
     }
 
     /// A `slow_dump` warning per type the duty limit holds back.

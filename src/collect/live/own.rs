@@ -5,15 +5,15 @@
 //! counts them per device; the summary needs nothing taken out, because it is
 //! read before restop opens anything.
 
-use super::view::ObjectView;
+use super::latest_dumps::LatestDumps;
 use crate::model::ResourceType;
 
 /// How many of restop's own objects the dumps of `dumped` (this
 /// collection's) found and left out.
-pub(super) fn own_in_dumps(view: &ObjectView, dumped: &[ResourceType]) -> u64 {
+pub(super) fn own_in_dumps(dumps: &LatestDumps, dumped: &[ResourceType]) -> u64 {
     dumped
         .iter()
-        .filter_map(|t| view.types.get(t))
+        .filter_map(|t| dumps.types.get(t))
         .flat_map(|v| v.own.values())
         .sum()
 }
@@ -21,23 +21,23 @@ pub(super) fn own_in_dumps(view: &ObjectView, dumped: &[ResourceType]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collect::live::view::TypeView;
+    use crate::collect::live::latest_dumps::TypeDump;
 
     #[test]
     fn only_this_collections_dumps_are_counted() {
-        let mut view = ObjectView::default();
-        let mut ctx = TypeView::default();
+        let mut dumps = LatestDumps::default();
+        let mut ctx = TypeDump::default();
         ctx.own.insert(3, 1);
         ctx.own.insert(4, 1);
-        view.types.insert(ResourceType::Ctx, ctx);
-        let mut pd = TypeView::default();
+        dumps.types.insert(ResourceType::Ctx, ctx);
+        let mut pd = TypeDump::default();
         pd.own.insert(3, 5);
-        view.types.insert(ResourceType::Pd, pd);
-        assert_eq!(own_in_dumps(&view, &[ResourceType::Ctx]), 2);
+        dumps.types.insert(ResourceType::Pd, pd);
+        assert_eq!(own_in_dumps(&dumps, &[ResourceType::Ctx]), 2);
         assert_eq!(
-            own_in_dumps(&view, &[ResourceType::Ctx, ResourceType::Pd]),
+            own_in_dumps(&dumps, &[ResourceType::Ctx, ResourceType::Pd]),
             7
         );
-        assert_eq!(own_in_dumps(&view, &[]), 0);
+        assert_eq!(own_in_dumps(&dumps, &[]), 0);
     }
 }

@@ -4,7 +4,7 @@
 //! asked for are kept. Memory does not grow with the number of objects.
 
 use super::hidden::HiddenFields;
-use super::view::TypeView;
+use super::latest_dumps::TypeDump;
 use super::{LiveSource, vanished};
 use crate::model::{
     DetailScope, Device, Object, ObjectAccumulator, OwnerKey, ProcessKey, ReportedOwner,
@@ -57,41 +57,41 @@ impl DumpState {
 
 impl<T: Transport> LiveSource<T> {
     /// Dumps `types` (in dump order) of every device; returns each type's
-    /// view and how long its dumps took.
+    /// dump and how long its dumps took.
     pub(super) fn object_round(
         &mut self,
         devices: &[Device],
         scope: &DetailScope,
         types: &[ResourceType],
-    ) -> Vec<(ResourceType, TypeView, Duration)> {
+    ) -> Vec<(ResourceType, TypeDump, Duration)> {
         self.procs.begin_tick();
         let mut gone = BTreeSet::new();
         let mut out = Vec::new();
         for &t in types {
             let started = Instant::now();
-            let mut view = TypeView {
+            let mut dump = TypeDump {
                 collected_at_ms: crate::model::time::now(),
-                ..TypeView::default()
+                ..TypeDump::default()
             };
             self.attribution.forget(t);
             for device in devices {
                 if gone.contains(&device.index) {
                     continue;
                 }
-                if !self.dump_into(&mut view, device, t, scope) {
+                if !self.dump_into(&mut dump, device, t, scope) {
                     gone.insert(device.index);
                 }
             }
-            out.push((t, view, started.elapsed()));
+            out.push((t, dump, started.elapsed()));
         }
         out
     }
 
-    /// One (device, type) dump into `view`, read again with the exact
+    /// One (device, type) dump into `dump`, read again with the exact
     /// filter if its ids came out of order; false when the device is gone.
     fn dump_into(
         &mut self,
-        view: &mut TypeView,
+        dump: &mut TypeDump,
         device: &Device,
         t: ResourceType,
         scope: &DetailScope,
@@ -99,7 +99,7 @@ impl<T: Transport> LiveSource<T> {
         let mut state = DumpState::new(scope, DumpDedup::ordered());
         let mut end = self.dump_once(&mut state, device.index, t);
         if matches!(end, DumpEnd::OutOfOrder) {
-            view.warnings.push(Warning::new(
+            dump.warnings.push(Warning::new(
                 WarningKind::Other,
                 format!(
                     "{} dump of {} was not in id order: read again, remembering every id",
@@ -112,27 +112,27 @@ impl<T: Transport> LiveSource<T> {
         }
         match end {
             DumpEnd::Done | DumpEnd::OutOfOrder => {
-                view.dumped.insert(device.index);
+                dump.dumped.insert(device.index);
                 let (tallies, objects) = state.acc.finish();
-                view.tallies.extend(tallies);
-                view.objects.extend(objects);
-                view.hidden.absorb(&state.hidden);
+                dump.tallies.extend(tallies);
+                dump.objects.extend(objects);
+                dump.hidden.absorb(&state.hidden);
                 if state.own > 0 {
-                    view.own.insert(device.index, state.own);
+                    dump.own.insert(device.index, state.own);
                 }
                 true
             }
             DumpEnd::Gone => {
-                view.warnings.push(vanished(&device.name));
+                dump.warnings.push(vanished(&device.name));
                 false
             }
             DumpEnd::Failed(e) => {
                 let message = e.to_string();
-                view.warnings.push(Warning::new(
+                dump.warnings.push(Warning::new(
                     WarningKind::from(&e),
                     format!("{} dump of {} failed: {message}", t.name(), device.name),
                 ));
-                view.errors.insert(device.index, message);
+                dump.errors.insert(device.index, message);
                 true
             }
         }

@@ -19,6 +19,7 @@ const INIT_PID_NS_INODE: u64 = 0xEFFF_FFFC;
 /// One network namespace other than restop's own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetnsEntry {
+    /// The inode of `/proc/<pid>/ns/net`: the namespace's identity.
     pub inode: u64,
     /// Names under `/var/run/netns`, sorted.
     pub names: Vec<String>,

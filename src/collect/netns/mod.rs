@@ -32,6 +32,7 @@ use std::path::PathBuf;
 /// Opens the source that reads one namespace (a live source over a socket
 /// opened there; tests hand in fake kernels).
 pub trait NamespaceOpener: Send {
+    /// A source reading inside `entry`'s namespace; the error text is shown as a warning.
     fn open(&mut self, entry: &NetnsEntry) -> Result<Box<dyn Source>, String>;
 }
 

@@ -11,6 +11,7 @@ pub struct UserNames {
 }
 
 impl UserNames {
+    /// An empty cache: each uid is looked up (`getpwuid_r`) the first time it is asked for.
     pub fn new() -> UserNames {
         UserNames::default()
     }

@@ -16,22 +16,29 @@ pub const LIBIBVERBS: &str = "libibverbs.so.1";
 /// then unknown.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum VerbsError {
+    /// `dlopen` failed: the library name and `dlerror`'s text.
     #[error("{0} could not be loaded: {1}")]
     Library(String, String),
+    /// The library lacks a function restop calls: library name, symbol.
     #[error("{0} has no symbol {1}")]
     Symbol(String, &'static str),
+    /// `ibv_get_device_list` returned none, with its errno.
     #[error("libibverbs lists no devices (errno {0})")]
     NoDevices(i32),
+    /// The kernel's device is not among libibverbs' (no provider for its driver).
     #[error("libibverbs does not list {0}")]
     NotListed(String),
+    /// `ibv_open_device` failed: device, errno.
     #[error("opening {0} failed (errno {1})")]
     Open(String, i32),
+    /// `ibv_query_device` failed: device, its return value.
     #[error("querying {0} failed (error {1})")]
     Query(String, i32),
 }
 
 /// Reads a device's attributes; the real one is [`Libibverbs`], tests use fakes.
 pub trait AttrReader: Send {
+    /// The attributes of the device the kernel calls `device`.
     fn read(&mut self, device: &str) -> Result<DeviceAttrs, VerbsError>;
 }
 

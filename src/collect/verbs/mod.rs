@@ -25,13 +25,21 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// The attributes restop uses; `None` where the device reported 0 or less.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DeviceAttrs {
+    /// `ibv_device_attr.max_qp`: QPs the device can hold.
     pub max_qp: Option<u64>,
+    /// `max_cq`: CQs the device can hold.
     pub max_cq: Option<u64>,
+    /// `max_mr`: MRs the device can hold.
     pub max_mr: Option<u64>,
+    /// `max_pd`: PDs the device can hold.
     pub max_pd: Option<u64>,
+    /// `max_srq`: SRQs the device can hold.
     pub max_srq: Option<u64>,
+    /// `max_qp_wr`: work requests one QP's queue can hold.
     pub max_qp_wr: Option<u64>,
+    /// `max_cqe`: entries one CQ can hold.
     pub max_cqe: Option<u64>,
+    /// `max_mr_size`: bytes one MR can register.
     pub max_mr_size: Option<u64>,
 }
 
@@ -65,6 +73,8 @@ impl DeviceAttrs {
         }
     }
 
+    /// The per-object limits (work requests per QP, entries per CQ, MR size), `None` when the
+    /// device reported none of them.
     pub fn object_limits(&self) -> Option<ObjectLimits> {
         let l = ObjectLimits {
             max_qp_wr: self.max_qp_wr,
@@ -166,6 +176,7 @@ impl VerbsLimits {
         Arc::clone(&self.query_thread)
     }
 
+    /// Limits read through the readers `make_reader` opens (the real library, or a fake in tests).
     pub fn with_factory(make_reader: ReaderFactory) -> VerbsLimits {
         VerbsLimits {
             make_reader: Some(make_reader),

@@ -6,7 +6,7 @@
 use crate::model::counters::{PortCounters, Throughput};
 use crate::model::device::{error_qps_by_device, grouped_order};
 use crate::model::filter::Filter;
-use crate::model::history::counters::CounterAlert;
+use crate::model::history::counter_rates::CounterAlert;
 use crate::model::{Port, PortState, ResourceType, Snapshot, UsageEntry};
 
 /// Where a device sits in the PF/VF tree.

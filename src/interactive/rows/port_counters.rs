@@ -6,7 +6,7 @@
 use crate::model::counters::netdev::{NetdevCounters, Priority, is_discard};
 use crate::model::counters::rates::{interval_between, per_second};
 use crate::model::counters::{CounterClass, PortCounters, describe};
-use crate::model::history::counters::{CounterHistory, RateSeries};
+use crate::model::history::counter_rates::{CounterHistory, RateSeries};
 use crate::model::{Port, Snapshot};
 use std::cmp::Ordering;
 
@@ -266,7 +266,7 @@ mod tests {
     use super::*;
     use crate::model::UnixMs;
     use crate::model::counters::CounterRead;
-    use crate::model::history::counters::CounterAlertRules;
+    use crate::model::history::counter_rates::CounterAlertRules;
     use std::collections::BTreeMap;
 
     fn map(kv: &[(&str, u64)]) -> BTreeMap<String, u64> {

@@ -3,6 +3,10 @@
 //! this host's collector or a recording's replayer) and the fleet view (with the fleet's feed
 //! thread) both implement it, so raw mode, the input thread, termination signals, job control
 //! and the hang-up are one runtime for every view.
+//!
+//! The one file named `view.rs` holds this one idea, a full-screen view: the `--json`
+//! document's shape is `output/json/document.rs`, the live source's per-type dumps
+//! `collect/live/latest_dumps.rs`.
 
 use crate::interactive::event::Event;
 use crate::model::UnixMs;

@@ -15,7 +15,7 @@ mod alert_ages;
 mod alerts;
 mod baseline;
 mod config;
-pub(crate) mod counters;
+pub(crate) mod counter_rates;
 mod error_ages;
 mod insights;
 mod owner_trend;
@@ -27,7 +27,7 @@ mod trend;
 pub use alerts::{Alert, AlertKind, AlertThresholds, Unreleased, counts_text};
 pub use baseline::{Baseline, BaselineDelta, Holdings, OwnerHoldings, TypeDeltas, signed_diff};
 pub use config::HistoryConfig;
-pub use counters::CounterAlert;
+pub use counter_rates::CounterAlert;
 pub use error_ages::{ErrorEntry, ErrorQpAge, QpKey};
 pub use insights::{ErrorAge, ErrorQpInsight, Insights};
 pub use owner_trend::OwnerTrend;
@@ -75,8 +75,8 @@ pub struct History {
     latest_ms: Option<UnixMs>,
     /// Time of the object dumps last taken in (owner counts change only then).
     objects_ms: Option<UnixMs>,
-    /// NIC counter series and alerts (counters.rs).
-    counters: counters::CounterHistory,
+    /// NIC counter series and alerts (counter_rates.rs).
+    counters: counter_rates::CounterHistory,
     /// When each alert was first seen (alert_ages.rs).
     alert_ages: AlertAges,
     /// The alerts of the latest snapshot under `config.alerts`, with their
@@ -106,9 +106,9 @@ impl History {
             started_ms: None,
             latest_ms: None,
             objects_ms: None,
-            counters: counters::CounterHistory::new(
+            counters: counter_rates::CounterHistory::new(
                 config.max_points,
-                counters::CounterAlertRules::default(),
+                counter_rates::CounterAlertRules::default(),
             ),
             alert_ages: AlertAges::default(),
             latest_alerts: Vec::new(),
@@ -123,7 +123,7 @@ impl History {
     }
 
     /// NIC counter series (sparklines) and counter alerts.
-    pub fn counters(&self) -> &counters::CounterHistory {
+    pub fn counters(&self) -> &counter_rates::CounterHistory {
         &self.counters
     }
 
@@ -228,7 +228,7 @@ impl History {
         &self,
         snapshot: &Snapshot,
         filter: &super::filter::Filter,
-        counter_alerts: &[counters::CounterAlert],
+        counter_alerts: &[counter_rates::CounterAlert],
         ports_down: &[(String, u32)],
     ) -> Vec<Problem> {
         let insights = self.insights_of(snapshot, filter);

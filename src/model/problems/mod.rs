@@ -10,7 +10,7 @@
 //! raise them are in `raise.rs`, their thresholds in `rules.rs`; none of the
 //! readings is made here: usage comes from `model/limits`, leak verdicts,
 //! ERROR-QP ages and the alerts from `model/history`, counter alerts from
-//! `model/history/counters.rs`. The history remembers when each problem was
+//! `model/history/counter_rates.rs`. The history remembers when each problem was
 //! first seen (`history/alert_ages.rs`), so a problem keeps its `since`
 //! while it lasts and starts again when it comes back.
 

@@ -177,7 +177,7 @@ fn a_quiet_netdev_or_a_first_read_raises_nothing() {
 
 #[test]
 fn a_flap_link_downed_raised_is_not_raised_again() {
-    use crate::model::history::counters::{CounterAlert, CounterAlertRules};
+    use crate::model::history::counter_rates::{CounterAlert, CounterAlertRules};
     let s = snapshot(
         10,
         Totals::default(),

@@ -5,7 +5,7 @@
 use super::{Opens, Problem, ProblemKind, ProblemRules, Severity, Subject, rank};
 use crate::model::counters::CounterClass;
 use crate::model::device::grouped_order;
-use crate::model::history::counters::{CounterAlert, CounterAlertRules};
+use crate::model::history::counter_rates::{CounterAlert, CounterAlertRules};
 use crate::model::history::{AlertKind, Insights, plural, span_text};
 use crate::model::limits::{Level, cgroup_limits, device_limits};
 use crate::model::{Millis, OwnerKey, ResourceType, Snapshot, TypeCounts, UnixMs, WarningKind};

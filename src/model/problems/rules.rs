@@ -2,7 +2,7 @@
 //! a healthy host, idle or busy (docs/user-guide.md, "Problems"; the counter
 //! rates in docs/counters.md). The counter rule's own thresholds (rising
 //! reads, 1/s for errors, 100/s for congestion) stay in
-//! `history/counters.rs`, which raises the counter alerts these escalate.
+//! `history/counter_rates.rs`, which raises the counter alerts these escalate.
 
 use crate::model::limits::Thresholds;
 use std::time::Duration;

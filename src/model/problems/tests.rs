@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::demo::DemoSource;
-use crate::model::history::counters::{CounterAlert, CounterAlertRules};
+use crate::model::history::counter_rates::{CounterAlert, CounterAlertRules};
 use crate::model::history::{History, HistoryConfig, Insights};
 use crate::model::limits::{DeviceQuota, Quota, RdmaCgroup};
 use crate::model::{

@@ -1,16 +1,16 @@
 //! The `--json` document: one JSON object describing a snapshot under the
 //! filters (schema in docs/json.md). Built without I/O; the caller serializes.
 
-mod counters;
+mod document;
 mod groups;
+mod port_counters;
 mod problems;
-mod view;
 
-pub(crate) use counters::owner_ref;
 pub(crate) use groups::GroupView;
+pub(crate) use port_counters::owner_ref;
 pub(crate) use problems::{ProblemView, problems as problem_views};
 
-pub use view::*;
+pub use document::*;
 
 use super::rfc3339;
 use super::selection::Selection;
@@ -197,7 +197,7 @@ fn port(snapshot: &Snapshot, d: &Device, p: &Port) -> PortView {
         state: p.state.map(|s| s.to_string()),
         phys_state: p.phys_state.map(|s| s.to_string()),
         netdev: p.netdev.clone(),
-        counters: counters::port_counters(snapshot, d, p),
+        counters: port_counters::port_counters(snapshot, d, p),
     }
 }
 

@@ -2,11 +2,11 @@
 //! with no I/O so it can be compared against golden files.
 
 mod consumers;
-mod counters;
 mod devices;
 mod error_qps;
 mod header;
 pub(crate) mod layout;
+mod port_counters;
 mod problems;
 mod quotas;
 
@@ -68,9 +68,9 @@ pub fn render_once_with(
         ));
     }
     let counters = if options.all_counters {
-        counters::counters(&selection.devices, WIDTH)
+        port_counters::counters(&selection.devices, WIDTH)
     } else {
-        counters::summary(&selection.devices, WIDTH)
+        port_counters::summary(&selection.devices, WIDTH)
     };
     if !counters.is_empty() {
         sections.push(counters);

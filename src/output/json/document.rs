@@ -11,16 +11,24 @@ use serde::ser::{SerializeMap, Serializer};
 
 pub(crate) const SCHEMA_VERSION: u32 = 1;
 
+/// The whole `--json` document (docs/json.md).
 #[derive(Debug, Serialize)]
 pub struct JsonDocument {
+    /// `SCHEMA_VERSION`: raised when a field changes meaning or goes.
     pub schema_version: u32,
+    /// Host, kernel, collection time, warnings.
     pub meta: MetaView,
     /// What is wrong, most severe first (`problems.rs`).
     pub problems: Vec<super::ProblemView>,
+    /// Every device the filters admit, each PF followed by its VFs.
     pub devices: Vec<DeviceView>,
+    /// Processes holding objects, most QPs first.
     pub processes: Vec<ProcessView>,
+    /// Kernel modules holding objects (`ib_core`, `rdma_cm`, ...).
     pub kernel: Vec<KernelOwnerView>,
+    /// Objects whose owner could not be found.
     pub unattributed: BucketView,
+    /// QPs in ERR or SQE, by device, port and QP number.
     pub error_qps: Vec<ErrorQpView>,
     /// With `--group container|pod` only: the containers or pods (see `groups.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,9 +84,9 @@ pub struct PortView {
     pub state: Option<String>,
     pub phys_state: Option<String>,
     pub netdev: Option<String>,
-    /// Counter keys (`counters`, `rates`, ...), see `counters.rs`.
+    /// Counter keys (`counters`, `rates`, ...), see `port_counters.rs`.
     #[serde(flatten)]
-    pub counters: super::counters::PortCountersView,
+    pub counters: super::port_counters::PortCountersView,
 }
 
 #[derive(Debug, Serialize)]

@@ -4,6 +4,10 @@
 //! per-second rates when the snapshot has a previous read (`--rates`).
 //! Error/congestion counters that moved are named on the port line, so a
 //! glance tells a healthy port from a sick one.
+//!
+//! The `--json` document's port keys are `output/json/port_counters.rs`: the
+//! same reading of a port's counters in the other format, hence the same name
+//! (as `interactive/rows/port_counters.rs` is the full-screen view's).
 
 use super::layout::{clean, truncate, words, wrap_units};
 use crate::model::counters::netdev::{NetdevCounters, Priority};

@@ -1,8 +1,12 @@
 //! The counter keys of a port in the `--json` document (docs/json.md,
 //! "Port counters"): totals and rates under the kernel's names, the derived
 //! throughput and the error/congestion counters that moved.
+//!
+//! The `--once` report's COUNTERS section is `output/text/port_counters.rs`:
+//! the same reading of a port's counters in the other format, hence the same
+//! name (as `interactive/rows/port_counters.rs` is the full-screen view's).
 
-use super::view::OrderedMap;
+use super::document::OrderedMap;
 use crate::model::counters::PortCounters;
 use crate::model::counters::bound::{BoundCounter, counter_owner, qp_owner};
 use crate::model::counters::netdev::NetdevCounters;

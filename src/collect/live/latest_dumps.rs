@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The latest dump of one type over every device.
 #[derive(Debug, Default)]
-pub(super) struct TypeView {
+pub(super) struct TypeDump {
     pub collected_at_ms: UnixMs,
     /// Per (owner, device): counts of this type only.
     pub tallies: Vec<Tally>,
@@ -28,9 +28,9 @@ pub(super) struct TypeView {
 
 /// The latest dump of every type, and the owning processes they name.
 #[derive(Debug, Default)]
-pub(super) struct ObjectView {
+pub(super) struct LatestDumps {
     pub scope: DetailScope,
-    pub types: BTreeMap<ResourceType, TypeView>,
+    pub types: BTreeMap<ResourceType, TypeDump>,
     /// Details of the processes the tallies name, refreshed when a dump
     /// names them.
     pub processes: BTreeMap<ProcessKey, ProcessInfo>,
@@ -38,13 +38,13 @@ pub(super) struct ObjectView {
     pub round_warnings: Vec<Warning>,
 }
 
-impl ObjectView {
+impl LatestDumps {
     /// Every type's tallies summed per (owner, device), in a stable order
     /// (device, then owner).
     pub(super) fn tallies(&self) -> Vec<Tally> {
         let mut merged: FxHashMap<(OwnerKey, u32), Tally> = FxHashMap::default();
-        for view in self.types.values() {
-            for t in &view.tallies {
+        for dump in self.types.values() {
+            for t in &dump.tallies {
                 let slot = merged
                     .entry((t.owner.clone(), t.device))
                     .or_insert_with(|| Tally::new(t.owner.clone(), t.device));
@@ -94,8 +94,8 @@ impl ObjectView {
     /// Fields the kernel withheld, and the warning saying so.
     pub(super) fn hidden(&self) -> (Vec<String>, Option<Warning>) {
         let mut all = HiddenFields::default();
-        for view in self.types.values() {
-            all.absorb(&view.hidden);
+        for dump in self.types.values() {
+            all.absorb(&dump.hidden);
         }
         all.report()
     }
