@@ -139,12 +139,12 @@ sleep 1
 # fault: RC writes to a forked peer, the peer SIGKILLed, the QP retries 3
 # times and goes to ERR, then is re-armed towards the dead peer for 16 s (a
 # retransmit storm, long enough for the view to be seen listing it) and left in ERR; restop --batch watches it happen long
-# enough (28 ticks of 1 s) for the lingering ERR QP to be a problem too
+# enough (40 ticks of 1 s) for the lingering ERR QP to be a problem too, after the storm
 mkdir -p "$OUT/fault" "$OUT/ready" /tmp/ready /tmp/fault-prom
 stat_dump fault/stat-before
 sysfs_dump fault/sysfs-before
 if [ $have_restop = 1 ]; then
-	capture fault/batch restop --batch --json -d 1s -n 28 &
+	capture fault/batch restop --batch --json -d 1s -n 40 &
 	batch=$!
 	tui_start ftui fault/tui restop -d 1s
 	sleep 3
