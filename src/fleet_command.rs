@@ -14,7 +14,7 @@ use crate::fleet::report;
 use crate::fleet::scrape::DirectSource;
 use crate::fleet::source::FleetSource;
 use crate::interactive::app::Event;
-use crate::interactive::fleet_view as fleet_screen;
+use crate::interactive::fleet_view;
 use crate::interactive::screens::fleet::{FleetConfig, FleetView};
 use crate::model::Millis;
 use crate::model::limits::Thresholds;
@@ -103,7 +103,7 @@ fn run_view(settings: &FleetSettings, source: Box<dyn FleetSource + Send>) -> Re
         timeout: settings.http.timeout,
     });
     let interval = settings.interval;
-    fleet_screen::run(FleetView::new(config), move |events, requests| {
+    fleet_view::run(FleetView::new(config), move |events, requests| {
         // Never joined: a refresh in progress must not delay quitting.
         feed::spawn(
             source,
