@@ -289,13 +289,7 @@ fn write_limits_unread(w: &mut Writer, devices: &[&Device]) {
 /// QP states come from the object dumps (the summary has no states), so a
 /// device whose objects were never dumped has no state series.
 fn write_qp_states(w: &mut Writer, snapshot: &Snapshot, devices: &[&Device]) {
-    let mut per_device: BTreeMap<u32, StateCounts> = BTreeMap::new();
-    for tally in &snapshot.tallies {
-        per_device
-            .entry(tally.device)
-            .or_default()
-            .merge(&tally.qp_states);
-    }
+    let mut per_device = crate::model::device::qp_states_by_device(snapshot);
     let dumped: Vec<(DeviceLabels, StateCounts)> = devices
         .iter()
         .filter(|d| d.objects.collected_at_ms.is_some())

@@ -2,7 +2,7 @@
 //! every view lists them in (each PF followed by its VFs) and how much
 //! trouble a device is in, for the views that put the worst first.
 
-use super::enums::{PhysState, PortState};
+use super::enums::{PhysState, PortState, StateCounts};
 use super::limits::ObjectLimits;
 use super::limits::{Level, Thresholds};
 use super::resource::ResourceType;
@@ -266,17 +266,24 @@ pub(crate) fn trouble(signs: &TroubleSigns, thresholds: &Thresholds) -> (Level, 
     (level, permille, signs.error_qps)
 }
 
-/// Queue pairs in ERR or SQE per device index, over every owner's tally
-/// (devices whose objects were never dumped have none).
-pub(crate) fn error_qps_by_device(snapshot: &Snapshot) -> BTreeMap<u32, u64> {
-    let mut out = BTreeMap::new();
+/// The states of every owner's queue pairs, summed per device index (QP
+/// states come from the object dumps: a device whose objects were never
+/// dumped has no entry).
+pub(crate) fn qp_states_by_device(snapshot: &Snapshot) -> BTreeMap<u32, StateCounts> {
+    let mut out: BTreeMap<u32, StateCounts> = BTreeMap::new();
     for t in &snapshot.tallies {
-        let n = t.qp_states.errors();
-        if n > 0 {
-            *out.entry(t.device).or_insert(0) += n;
-        }
+        out.entry(t.device).or_default().merge(&t.qp_states);
     }
     out
+}
+
+/// Queue pairs in ERR or SQE per device index, for the devices that have any.
+pub(crate) fn error_qps_by_device(snapshot: &Snapshot) -> BTreeMap<u32, u64> {
+    qp_states_by_device(snapshot)
+        .into_iter()
+        .map(|(device, states)| (device, states.errors()))
+        .filter(|&(_, n)| n > 0)
+        .collect()
 }
 
 /// Compares names so that `mlx5_2` sorts before `mlx5_10`.
